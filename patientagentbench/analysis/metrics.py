@@ -1,0 +1,367 @@
+"""Consistency metrics of one cell (task or case x model x temperature), DESIGN §4.
+
+A cell is a list of `TraceData`. Errored traces are left out of every metric and counted;
+the pairwise metrics need at least two valid traces and are `None` otherwise.
+
+Choices the definitions leave open, settled against `shared/golden/consistency-cases.json`
+(the paper's own implementation; every expected value is reproduced to 1e-9):
+
+- AC (Definition 4) pools the Jaccard of every step-aligned pair: for traces j < k and each
+  step s present in *both* (zip to the shorter), one Jaccard; AC is the mean of them all. Steps
+  only one trace has are not scored, and neither is a pair of call-free traces; a cell with no
+  step-aligned pair at all ("no calls") is 1. (Padding the shorter trace with zeros, averaging
+  per pair or per step, or scoring a call-free pair as 1 each miss golden cells.)
+- Divergence point: a pair whose names agree on the shorter trace but differ in length
+  diverges at the first missing step (min length + 1); pairs that skip this miss 10 cells.
+- Unique sequences counts distinct tool-*name* sequences (counting arguments too misses).
+
+Left open by the golden data (no empty valid response, no argument that differs only in list
+order): output agreement leaves out pairs where either stripped response is empty, as DESIGN
+§4 words it; the divergence point compares arguments as flattened sets, the same identity AC
+uses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from math import comb
+from statistics import fmean, stdev
+from typing import Any
+
+import numpy as np
+
+from patientagentbench.analysis.alignment import (
+    PairwiseAlignments,
+    align_all_pairs,
+    encode_sequences,
+    levenshtein,
+)
+
+__all__ = [
+    "CallStats",
+    "TraceData",
+    "ac_aligned",
+    "argument_consistency",
+    "calls_per_trace",
+    "cell_metrics",
+    "divergence_point",
+    "error_rate",
+    "flatten_arguments",
+    "jaccard",
+    "levenshtein",
+    "malformed_rate",
+    "output_agreement",
+    "pass_hat_k",
+    "tss",
+    "unique_sequences",
+]
+
+Arguments = Mapping[str, Any] | None
+Call = tuple[str, Arguments]
+
+
+@dataclass(slots=True)
+class TraceData:
+    """One run, reduced to what the metrics read. `arguments` is None for a malformed call."""
+
+    calls: list[Call]
+    final_response: str = ""
+    error: str | None = None
+    correct: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallStats:
+    mean: float | None
+    sd: float | None  # sample standard deviation (ddof = 1)
+    cv: float | None  # sd / mean
+
+
+def flatten_arguments(args: Arguments) -> frozenset[tuple[str, Any]]:
+    """Top-level (key, str(value)); a list becomes the sorted tuple of its items' str (Def. 4).
+
+    A malformed call (arguments None or not an object) counts as no arguments.
+    """
+    if not isinstance(args, Mapping):
+        return frozenset()
+    return frozenset((key, _flat_value(value)) for key, value in args.items())
+
+
+def _flat_value(value: Any) -> str | tuple[str, ...]:
+    if isinstance(value, list | tuple):
+        return tuple(sorted(str(item) for item in value))
+    return str(value)
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    """Jaccard index; both empty -> 1, one empty -> 0 (Definition 4)."""
+    if not a and not b:
+        return 1.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)
+
+
+def tss(seqs: Sequence[Sequence[str]]) -> float | None:
+    """Mean over pairs of 1 - Lev / max length; a pair of empty sequences counts 1."""
+    return _Cell([[(name, None) for name in seq] for seq in seqs]).tss()
+
+
+def argument_consistency(calls_list: Sequence[Sequence[Call]]) -> float | None:
+    """AC, paper Definition 4: mean Jaccard over all step-aligned pairs; no calls -> 1."""
+    return _Cell(calls_list).argument_consistency()
+
+
+def ac_aligned(calls_list: Sequence[Sequence[Call]]) -> float | None:
+    """AC over the same-tool steps that a minimum-edit alignment pairs, meaned per pair.
+
+    Unlike AC, a pair whose structure differs (an inserted step shifts the rest) is compared
+    tool call to matching tool call, so argument drift is not mixed with structural drift. A
+    pair with no matched step scores 1 when both traces made no calls, else 0.
+    """
+    return _Cell(calls_list).ac_aligned()
+
+
+def unique_sequences(seqs: Sequence[Sequence[str]]) -> int | None:
+    """Number of distinct tool-name sequences (None for an empty cell)."""
+    return len({tuple(seq) for seq in seqs}) or None
+
+
+def divergence_point(calls_list: Sequence[Sequence[Call]]) -> float | None:
+    """Mean 1-based step where a pair first differs: in names (a missing step differs), else
+    in arguments; pairs equal in both are left out; None if none is left."""
+    return _Cell(calls_list).divergence_point()
+
+
+def output_agreement(responses: Sequence[str]) -> float | None:
+    """Exact-match rate over pairs of stripped final responses, both non-empty."""
+    counts = Counter(text for response in responses if (text := (response or "").strip()))
+    total = sum(counts.values())
+    if total < 2:
+        return None
+    return sum(comb(c, 2) for c in counts.values()) / comb(total, 2)
+
+
+def pass_hat_k(successes: Sequence[bool]) -> list[float]:
+    """pass^k = C(c, k) / C(n, k) for k = 1..n: the chance that k runs drawn all succeed."""
+    n, c = len(successes), sum(bool(s) for s in successes)
+    return [comb(c, k) / comb(n, k) for k in range(1, n + 1)]
+
+
+def malformed_rate(calls_list: Sequence[Sequence[Call]]) -> float | None:
+    """Share of calls whose arguments were not an object (None when there are no calls)."""
+    calls = [call for calls in calls_list for call in calls]
+    if not calls:
+        return None
+    return sum(not isinstance(args, Mapping) for _, args in calls) / len(calls)
+
+
+def error_rate(traces: Sequence[TraceData]) -> float | None:
+    if not traces:
+        return None
+    return sum(t.error is not None for t in traces) / len(traces)
+
+
+def calls_per_trace(calls_list: Sequence[Sequence[Call]]) -> CallStats:
+    counts = [len(calls) for calls in calls_list]
+    if not counts:
+        return CallStats(None, None, None)
+    mean = fmean(counts)
+    sd = stdev(counts) if len(counts) > 1 else None
+    cv = sd / mean if sd is not None and mean > 0 else None
+    return CallStats(mean, sd, cv)
+
+
+def cell_metrics(traces: Sequence[TraceData]) -> dict[str, Any]:
+    """Every metric of one cell as JSON-ready numbers; undefined ones are None."""
+    valid = [t for t in traces if t.error is None]
+    calls_list = [t.calls for t in valid]
+    cell = _Cell(calls_list)
+    graded = [t.correct for t in valid if t.correct is not None]
+    calls = calls_per_trace(calls_list)
+    return {
+        "n_valid": len(valid),
+        "n_error": len(traces) - len(valid),
+        "tss": cell.tss(),
+        "ac": cell.argument_consistency(),
+        "ac_aligned": cell.ac_aligned(),
+        "unique_sequences": unique_sequences(cell.names),
+        "divergence_point": cell.divergence_point(),
+        "output_exact_match": output_agreement([t.final_response for t in valid]),
+        "correct_rate": fmean(graded) if graded else None,
+        "pass_hat_k": pass_hat_k(graded) if graded else None,
+        "malformed_rate": malformed_rate(calls_list),
+        "calls_mean": calls.mean,
+        "calls_sd": calls.sd,
+        "calls_cv": calls.cv,
+    }
+
+
+class _Cell:
+    """The valid traces of a cell, prepared once and shared by the pairwise metrics.
+
+    Each metric is computed for all trace pairs (j < k) at once on padded integer arrays
+    (tool names and argument sets interned to ids, -1 for "no step here"), so a cell of
+    N = 100 (4,950 pairs) costs a few numpy passes rather than a Python loop per pair.
+    """
+
+    def __init__(self, calls_list: Sequence[Sequence[Call]]):
+        self.calls_list = calls_list
+        self.size = len(calls_list)
+        self.names = [tuple(name for name, _ in calls) for calls in calls_list]
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.triu_indices(self.size, k=1)
+
+    @cached_property
+    def name_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        return encode_sequences(self.names)
+
+    @cached_property
+    def distinct_names(self) -> tuple[list[tuple[str, ...]], np.ndarray, np.ndarray]:
+        """Distinct name sequences, each trace's index into them, and how many traces each has."""
+        distinct = sorted(set(self.names))
+        index = {names: position for position, names in enumerate(distinct)}
+        of_trace = np.array([index[names] for names in self.names], dtype=np.int64)
+        return distinct, of_trace, np.bincount(of_trace, minlength=len(distinct))
+
+    @cached_property
+    def alignments(self) -> PairwiseAlignments:
+        return align_all_pairs(self.distinct_names[0])
+
+    @cached_property
+    def argument_ids(self) -> tuple[np.ndarray, list[frozenset]]:
+        """Each step's flattened argument set as an id ([trace, step], -1 padded), and the sets."""
+        interned: dict[frozenset, int] = {}
+        ids = np.full(self.name_codes[0].shape, -1, dtype=np.int64)
+        for row, calls in enumerate(self.calls_list):
+            ids[row, : len(calls)] = [
+                interned.setdefault(flatten_arguments(args), len(interned)) for _, args in calls
+            ]
+        return ids, list(interned)
+
+    def tss(self) -> float | None:
+        if self.size < 2:
+            return None
+        distinct, _, counts = self.distinct_names
+        alignments = self.alignments
+        lengths = np.array([len(names) for names in distinct], dtype=np.int64)
+        # Distinct sequences are never both empty, so the longer length is > 0.
+        longer = np.maximum(lengths[alignments.left], lengths[alignments.right])
+        similarity = 1.0 - alignments.edits / longer
+        weight = counts[alignments.left] * counts[alignments.right]
+        identical_pairs = int((counts * (counts - 1) // 2).sum())  # each scores 1
+        return float((similarity @ weight + identical_pairs) / comb(self.size, 2))
+
+    def argument_consistency(self) -> float | None:
+        if self.size < 2:
+            return None
+        ids, _ = self.argument_ids
+        first, second = self.pairs
+        left, right = ids[first], ids[second]
+        both_present = (left >= 0) & (right >= 0)
+        if not both_present.any():
+            return 1.0
+        return float(self._jaccard_of_ids(left[both_present], right[both_present]).mean())
+
+    def ac_aligned(self) -> float | None:
+        if self.size < 2:
+            return None
+        pair_of_step, left_ids, right_ids = self._aligned_argument_ids()
+        pair_count = len(self.pairs[0])
+        matched = np.bincount(pair_of_step, minlength=pair_count)
+        score_sum = np.bincount(
+            pair_of_step, weights=self._jaccard_of_ids(left_ids, right_ids), minlength=pair_count
+        )
+        lengths = self.name_codes[1]
+        both_empty = (lengths[self.pairs[0]] == 0) & (lengths[self.pairs[1]] == 0)
+        no_match_score = np.where(both_empty, 1.0, 0.0)
+        per_pair = np.where(matched > 0, score_sum / np.maximum(matched, 1), no_match_score)
+        return float(per_pair.mean())
+
+    def divergence_point(self) -> float | None:
+        if self.size < 2:
+            return None
+        first, second = self.pairs
+        codes = self.name_codes[0]
+        ids, _ = self.argument_ids
+        # -1 padding on both sides: a step one trace lacks differs, a step both lack does not.
+        names_differ = codes[first] != codes[second]
+        arguments_differ = ids[first] != ids[second]
+        has_name_difference = names_differ.any(axis=1)
+        step = np.where(
+            has_name_difference, names_differ.argmax(axis=1), arguments_differ.argmax(axis=1)
+        )
+        diverging = has_name_difference | arguments_differ.any(axis=1)
+        if not diverging.any():
+            return None
+        return float((step[diverging] + 1).mean())
+
+    def _aligned_argument_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every matched step of every trace pair: the pair, and the two argument ids.
+
+        Traces with equal names match step for step; others take their distinct sequences'
+        alignment, oriented so that its left side is the trace with the lower index there.
+        """
+        first, second = self.pairs
+        distinct, of_trace, _ = self.distinct_names
+        ids, _ = self.argument_ids
+        lengths = self.name_codes[1]
+        u, v = of_trace[first], of_trace[second]
+
+        same = np.flatnonzero(u == v)
+        same_owner, same_step = _expand(lengths[first[same]])
+        same_pair = same[same_owner]
+        same_left = ids[first[same_pair], same_step]
+        same_right = ids[second[same_pair], same_step]
+
+        differ = np.flatnonzero(u != v)
+        swap = u[differ] > v[differ]
+        low_trace = np.where(swap, second[differ], first[differ])
+        high_trace = np.where(swap, first[differ], second[differ])
+        alignments = self.alignments
+        pair_index = _triu_index(
+            np.minimum(u[differ], v[differ]), np.maximum(u[differ], v[differ]), len(distinct)
+        )
+        match_counts = np.bincount(alignments.match_pair, minlength=len(alignments.left))
+        match_starts = np.cumsum(match_counts) - match_counts
+        owner, offset = _expand(match_counts[pair_index])
+        match = match_starts[pair_index][owner] + offset
+        differ_left = ids[low_trace[owner], alignments.match_left[match]]
+        differ_right = ids[high_trace[owner], alignments.match_right[match]]
+
+        return (
+            np.concatenate([same_pair, differ[owner]]),
+            np.concatenate([same_left, differ_left]),
+            np.concatenate([same_right, differ_right]),
+        )
+
+    def _jaccard_of_ids(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Jaccard of argument sets by id, computed once per distinct (unordered) pair of ids."""
+        _, argument_sets = self.argument_ids
+        count = len(argument_sets)
+        keys = np.minimum(left, right) * count + np.maximum(left, right)
+        distinct_keys, position = np.unique(keys, return_inverse=True)
+        values = np.array(
+            [
+                jaccard(argument_sets[key // count], argument_sets[key % count])
+                for key in distinct_keys.tolist()
+            ],
+            dtype=float,
+        )
+        return values[position]
+
+
+def _expand(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For counts [2, 0, 3]: owners [0, 0, 2, 2, 2] and offsets [0, 1, 0, 1, 2]."""
+    owner = np.repeat(np.arange(len(counts)), counts)
+    starts = np.cumsum(counts) - counts
+    return owner, np.arange(len(owner)) - starts[owner]
+
+
+def _triu_index(low: np.ndarray, high: np.ndarray, n: int) -> np.ndarray:
+    """Position of pair (low < high) in `np.triu_indices(n, k=1)` order."""
+    return low * n - low * (low + 1) // 2 + (high - low - 1)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PatientAgentBenchConfig(AppConfig):
+    name = "patientagentbench"
+    verbose_name = "Benchmark pipeline"

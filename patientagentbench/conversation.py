@@ -1,0 +1,192 @@
+"""The conversation loop: a user side and an agent side taking turns.
+
+The user side is a task's fixed request today and a simulated patient later; the loop only
+needs `opening()` and `reply(messages)`. The agent side is any `complete(messages)` callable,
+so retries, rate limits and spend checks wrap it without the loop knowing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from patientagentbench.providers.types import Completion, Message, ToolCall
+
+OFFICE_SYSTEM_PROMPT = (
+    "You are a helpful assistant with access to a set of tools. Use the provided tools to "
+    "complete the user's request as accurately and efficiently as possible. Only call tools "
+    "when necessary. If you have all the information you need to respond, do so directly. "
+    "When you have completed the task, provide a concise summary of what you did and the "
+    "results."
+)
+
+
+class UserSide(Protocol):
+    def opening(self) -> str: ...
+
+    def reply(self, messages: list[Message]) -> str | None:
+        """The user's next message, or None to end the conversation."""
+
+
+class World(Protocol):
+    def call(self, name: str, arguments: dict | None) -> Any: ...
+
+
+@dataclass
+class TaskUser:
+    """The seed paper's setting: one fixed request, no follow-up."""
+
+    request: str
+
+    def opening(self) -> str:
+        return self.request
+
+    def reply(self, messages: list[Message]) -> str | None:
+        return None
+
+
+@dataclass
+class ConversationResult:
+    messages: list[Message]
+    end_reason: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: float = 0.0
+    model_calls: int = 0
+    error: str = ""
+    final_response: str = ""
+    calls: list[dict] = field(default_factory=list)
+
+
+class EndConversation(Exception):
+    """Raised by a `complete` wrapper to stop early (cancelled run, spend limit)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def run_conversation(
+    *,
+    complete: Callable[[list[Message]], Completion],
+    world: World,
+    user: UserSide,
+    system_prompt: str,
+    max_iterations: int = 10,
+    max_turns: int = 1,
+) -> ConversationResult:
+    messages = [Message(role="system", content=system_prompt)]
+    messages.append(Message(role="user", content=user.opening()))
+    result = ConversationResult(messages=messages, end_reason="")
+    numbering = _CallNumbering()
+    for _turn in range(max_turns):
+        if not _agent_turn(complete, world, messages, result, numbering, max_iterations):
+            break
+        reply = user.reply(messages)
+        if reply is None:
+            result.end_reason = result.end_reason or "user_ended"
+            break
+        messages.append(Message(role="user", content=reply))
+    else:
+        result.end_reason = result.end_reason or "max_turns"
+    result.final_response = _last_agent_text(messages)
+    result.calls = agent_calls(messages)
+    return result
+
+
+def _agent_turn(complete, world, messages, result, numbering, max_iterations) -> bool:
+    """Let the agent act until it answers without tools. False when the conversation ends."""
+    for _ in range(max_iterations):
+        started = time.perf_counter()
+        try:
+            completion = complete(messages)
+        except EndConversation as stop:
+            result.end_reason = stop.reason
+            return False
+        except Exception as exc:  # noqa: BLE001 - every failure must end as a kept error
+            result.end_reason = "error"
+            result.error = f"{type(exc).__name__}: {exc}"
+            return False
+        finally:
+            result.latency_ms += (time.perf_counter() - started) * 1000
+        result.model_calls += 1
+        result.tokens_in += completion.tokens_in
+        result.tokens_out += completion.tokens_out
+        calls = [numbering.renumber(call) for call in completion.tool_calls]
+        messages.append(
+            Message(
+                role="assistant",
+                content=completion.text or "",
+                tool_calls=calls,
+                thinking=completion.thinking,
+                raw=completion.raw,
+            )
+        )
+        if not calls:
+            return True
+        for call in calls:
+            messages.append(_execute(world, call))
+    result.end_reason = "max_iterations"
+    return False
+
+
+def _execute(world: World, call: ToolCall) -> Message:
+    if call.malformed:
+        # Never repair a model's broken JSON: the agent hears exactly what went wrong.
+        status, content = "error", _json_error(
+            f"arguments for {call.name} are not a valid JSON object: {call.raw_arguments[:200]}"
+        )
+    else:
+        outcome = world.call(call.name, call.arguments)
+        status, content = outcome.status, outcome.as_text()
+    return Message(
+        role="tool", content=content, tool_call_id=call.id, tool_name=call.name, status=status
+    )
+
+
+def _json_error(text: str) -> str:
+    import json
+
+    return json.dumps({"error": text})
+
+
+class _CallNumbering:
+    """Neutral ids t1, t2, … for display; provider ids stay in provider_id and raw."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def renumber(self, call: ToolCall) -> ToolCall:
+        self.count += 1
+        call.id = f"t{self.count}"
+        return call
+
+
+def _last_agent_text(messages: list[Message]) -> str:
+    for message in reversed(messages):
+        if message.role == "assistant" and message.content.strip():
+            return message.content
+    return ""
+
+
+def agent_calls(messages: list[Message]) -> list[dict]:
+    """The agent's tool calls in order with their results: the input of every metric."""
+    results = {m.tool_call_id: m for m in messages if m.role == "tool"}
+    calls = []
+    for message in messages:
+        for call in message.tool_calls if message.role == "assistant" else ():
+            answer = results.get(call.id)
+            calls.append(
+                {
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "raw_arguments": call.raw_arguments,
+                    "malformed": call.malformed,
+                    "status": answer.status if answer else "",
+                    "result": answer.content if answer else "",
+                }
+            )
+    return calls

@@ -1,0 +1,428 @@
+"""Import and export traces: the seed paper's release format and the project's JSONL.
+
+Imports are validated in full before anything is written and then written in one
+transaction: an error names the record and the field, and leaves the database untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from patientagentbench.models import Run, Suite, Task, Trace
+from patientagentbench.providers.types import Message, ToolCall
+from patientagentbench.scoring import score_trace
+
+JSONL_FORMAT = "patientagentbench.trace/1"
+
+
+class ImportFormatError(ValueError):
+    """Bad input, with the record and field it concerns."""
+
+
+@dataclass
+class ImportedTrace:
+    task_id: str
+    model: str
+    suite: str = ""
+    category: str = ""
+    difficulty: str = ""
+    prompt: str = ""
+    temperature: float | None = None
+    repetition: int = 0
+    status: str = Trace.Status.DONE
+    end_reason: str = ""
+    error: str = ""
+    messages: list = field(default_factory=list)
+    tool_calls: list = field(default_factory=list)
+    final_response: str = ""
+    side_effects: list = field(default_factory=list)
+    final_state: dict = field(default_factory=dict)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: float = 0.0
+    cost: Decimal = Decimal(0)
+
+
+@dataclass
+class ImportSummary:
+    run: Run
+    suite: Suite
+    traces: int
+    cells: int
+    errors: int
+    new_tasks: int
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_file(path: Path) -> tuple[str, list[ImportedTrace]]:
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ImportFormatError(f"{path.name}: not valid JSON ({exc})") from exc
+        return "release", parse_release(data)
+    return "jsonl", parse_jsonl(text)
+
+
+def parse_jsonl(text: str) -> list[ImportedTrace]:
+    records = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {line_no}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ImportFormatError(f"{where}: not valid JSON ({exc.msg})") from exc
+        records.append(_jsonl_record(record, where))
+    if not records:
+        raise ImportFormatError("the file holds no traces")
+    return records
+
+
+def _jsonl_record(record, where: str) -> ImportedTrace:
+    if not isinstance(record, dict):
+        raise ImportFormatError(f"{where}: a record must be a JSON object")
+    if record.get("format") not in (None, JSONL_FORMAT):
+        raise ImportFormatError(f"{where}, field 'format': expected {JSONL_FORMAT!r}")
+    get = _Getter(record, where)
+    calls = [_call(c, f"{where}, field 'tool_calls[{i}]'") for i, c in enumerate(get.list("tool_calls"))]
+    messages = get.list("messages", required=False)
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or "role" not in message:
+            raise ImportFormatError(f"{where}, field 'messages[{i}]': needs a 'role'")
+    status = get.str("status", required=False) or Trace.Status.DONE
+    if status not in Trace.Status.values:
+        raise ImportFormatError(f"{where}, field 'status': one of {', '.join(Trace.Status.values)}")
+    return ImportedTrace(
+        task_id=get.str("task_id"),
+        model=get.str("model"),
+        suite=get.str("suite", required=False),
+        category=get.str("category", required=False),
+        difficulty=get.str("difficulty", required=False),
+        prompt=get.str("prompt", required=False),
+        temperature=get.number("temperature"),
+        repetition=int(get.number("repetition") or 0),
+        status=status,
+        end_reason=get.str("end_reason", required=False),
+        error=get.str("error", required=False),
+        messages=messages,
+        tool_calls=calls,
+        final_response=get.str("final_response", required=False),
+        side_effects=get.list("side_effects", required=False),
+        final_state=get.dict("final_state"),
+        tokens_in=int(get.number("tokens_in") or 0),
+        tokens_out=int(get.number("tokens_out") or 0),
+        latency_ms=float(get.number("latency_ms") or 0),
+        cost=get.decimal("cost"),
+    )
+
+
+def parse_release(data) -> list[ImportedTrace]:
+    """The seed paper's release: a list of cells, each with its traces."""
+    if not isinstance(data, list):
+        raise ImportFormatError("a release file is a JSON array of cells")
+    records = []
+    for c, cell in enumerate(data):
+        where_cell = f"cell {c}"
+        if not isinstance(cell, dict):
+            raise ImportFormatError(f"{where_cell}: must be an object")
+        cell_get = _Getter(cell, where_cell)
+        task_id = cell_get.str("task_id")
+        for t, trace in enumerate(cell_get.list("traces")):
+            where = f"cell {c} (task {task_id}), trace {t}"
+            records.append(_release_trace(trace, cell, task_id, where))
+    if not records:
+        raise ImportFormatError("the file holds no traces")
+    return records
+
+
+def _release_trace(trace, cell: dict, task_id: str, where: str) -> ImportedTrace:
+    if not isinstance(trace, dict):
+        raise ImportFormatError(f"{where}: must be an object")
+    get = _Getter(trace, where)
+    steps = get.list("tool_calls")
+    calls = []
+    for s, step in enumerate(steps):
+        step_where = f"{where}, field 'tool_calls[{s}]'"
+        if not isinstance(step, dict):
+            raise ImportFormatError(f"{step_where}: must be an object")
+        step_get = _Getter(step, step_where)
+        arguments = step.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise ImportFormatError(f"{step_where}.arguments: must be an object")
+        result = step.get("result", "")
+        calls.append(
+            {
+                "id": f"t{s + 1}",
+                "name": step_get.str("tool_name"),
+                "arguments": arguments,
+                "raw_arguments": json.dumps(arguments),
+                "malformed": False,
+                "status": "ok",
+                "result": result if isinstance(result, str) else json.dumps(result),
+            }
+        )
+    error = trace.get("error") or ""
+    if not isinstance(error, str):
+        raise ImportFormatError(f"{where}, field 'error': must be a string or null")
+    prompt = cell.get("task", "") if isinstance(cell.get("task", ""), str) else ""
+    final = get.str("final_response", required=False)
+    return ImportedTrace(
+        task_id=task_id,
+        model=get.str("model", required=False) or _Getter(cell, where).str("model"),
+        category=cell.get("category") or "",
+        difficulty=cell.get("difficulty") or "",
+        prompt=prompt,
+        repetition=int(get.number("run_index") or 0),
+        status=Trace.Status.ERROR if error else Trace.Status.DONE,
+        end_reason="error" if error else "completed",
+        error=error,
+        messages=_messages_from_calls(prompt, calls, final),
+        tool_calls=calls,
+        final_response=final,
+        tokens_out=int(get.number("total_tokens") or 0),
+        latency_ms=float(get.number("latency_ms") or 0),
+    )
+
+
+def _messages_from_calls(prompt: str, calls: list[dict], final: str) -> list[dict]:
+    """Rebuild a readable message log from a release trace (one call per step)."""
+    messages = [Message(role="user", content=prompt).to_dict()] if prompt else []
+    for call in calls:
+        tool_call = ToolCall(
+            id=call["id"], name=call["name"], raw_arguments=call["raw_arguments"],
+            arguments=call["arguments"],
+        )
+        messages.append(Message(role="assistant", tool_calls=[tool_call]).to_dict())
+        messages.append(
+            Message(role="tool", content=call["result"], tool_call_id=call["id"],
+                    tool_name=call["name"], status="ok").to_dict()
+        )
+    if final:
+        messages.append(Message(role="assistant", content=final).to_dict())
+    return messages
+
+
+def _call(call, where: str) -> dict:
+    if not isinstance(call, dict):
+        raise ImportFormatError(f"{where}: must be an object")
+    get = _Getter(call, where)
+    name = get.str("name")
+    arguments = call.get("arguments")
+    malformed = bool(call.get("malformed", False))
+    if arguments is None and not malformed:
+        raise ImportFormatError(f"{where}.arguments: must be an object (or the call malformed)")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise ImportFormatError(f"{where}.arguments: must be an object")
+    return {
+        "id": get.str("id", required=False),
+        "name": name,
+        "arguments": arguments,
+        "raw_arguments": get.str("raw_arguments", required=False) or json.dumps(arguments),
+        "malformed": malformed,
+        "status": get.str("status", required=False),
+        "result": get.str("result", required=False),
+    }
+
+
+class _Getter:
+    """Typed field access whose errors name the record and the field."""
+
+    def __init__(self, record: dict, where: str):
+        self.record, self.where = record, where
+
+    def _fail(self, key: str, expected: str):
+        raise ImportFormatError(f"{self.where}, field '{key}': {expected}")
+
+    def str(self, key: str, required: bool = True) -> str:
+        value = self.record.get(key)
+        if value is None:
+            if required:
+                self._fail(key, "is required")
+            return ""
+        if not isinstance(value, str):
+            self._fail(key, "must be a string")
+        if required and not value.strip():
+            self._fail(key, "must not be empty")
+        return value
+
+    def list(self, key: str, required: bool = True) -> list:
+        value = self.record.get(key)
+        if value is None:
+            if required:
+                self._fail(key, "is required")
+            return []
+        if not isinstance(value, list):
+            self._fail(key, "must be a list")
+        return value
+
+    def dict(self, key: str) -> dict:
+        value = self.record.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self._fail(key, "must be an object")
+        return value
+
+    def number(self, key: str):
+        value = self.record.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self._fail(key, "must be a number")
+        return value
+
+    def decimal(self, key: str) -> Decimal:
+        value = self.record.get(key)
+        if value is None:
+            return Decimal(0)
+        try:
+            return Decimal(str(value))
+        except InvalidOperation:
+            self._fail(key, "must be a number")
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def import_traces(path: Path) -> ImportSummary:
+    _kind, records = read_file(path)
+    with transaction.atomic():
+        suite, tasks, new_tasks = _resolve_tasks(records, path)
+        temperatures = sorted({r.temperature for r in records if r.temperature is not None})
+        run = Run.objects.create(
+            suite=suite,
+            source=Run.Source.IMPORTED,
+            label=path.name,
+            status=Run.Status.FINISHED,
+            repetitions=max(r.repetition for r in records) + 1,
+            temperatures=temperatures,
+        )
+        traces = [_trace(run, tasks[r.task_id], r, i) for i, r in enumerate(records)]
+        for trace in traces:
+            if trace.status == Trace.Status.DONE:
+                score_trace(trace)
+        Trace.objects.bulk_create(traces)
+        from patientagentbench.metrics_store import recompute_run_metrics
+
+        cells = recompute_run_metrics(run.pk)
+    return ImportSummary(
+        run=run,
+        suite=suite,
+        traces=len(traces),
+        cells=len(cells),
+        errors=sum(1 for t in traces if t.status == Trace.Status.ERROR),
+        new_tasks=new_tasks,
+    )
+
+
+def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
+    """Use an installed suite when it holds every task; otherwise keep the traces under an
+    imported suite named after the file, so any published trace set can be analysed."""
+    wanted = {r.task_id for r in records}
+    named = {r.suite for r in records if r.suite}
+    candidates = Suite.objects.exclude(kind=Suite.Kind.IMPORTED)
+    if named:
+        candidates = candidates.filter(name__in=named)
+    for suite in candidates:
+        tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
+        if len(tasks) == len(wanted):
+            return suite, tasks, 0
+    suite, _ = Suite.objects.get_or_create(
+        name=slugify(path.stem)[:120] or "imported",
+        defaults={"kind": Suite.Kind.IMPORTED, "source": f"Imported from {path.name}"},
+    )
+    if suite.kind != Suite.Kind.IMPORTED:
+        raise ImportFormatError(
+            f"the file's tasks are not all in suite {suite.name!r}, whose name the file shares"
+        )
+    tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
+    first = {}
+    for record in records:
+        first.setdefault(record.task_id, record)
+    new = [
+        Task(
+            suite=suite, task_id=task_id, category=r.category, difficulty=r.difficulty,
+            prompt=r.prompt,
+        )
+        for task_id, r in first.items()
+        if task_id not in tasks
+    ]
+    for task in Task.objects.bulk_create(new):
+        tasks[task.task_id] = task
+    if len(tasks) != len(wanted):  # bulk_create may not return pks on every backend
+        tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
+    return suite, tasks, len(new)
+
+
+def _trace(run: Run, task: Task, record: ImportedTrace, index: int) -> Trace:
+    return Trace(
+        run=run,
+        task=task,
+        model_name=record.model,
+        temperature=record.temperature,
+        repetition=record.repetition,
+        key=f"import{run.pk}:{index}",
+        status=record.status,
+        messages=record.messages,
+        tool_calls=record.tool_calls,
+        final_response=record.final_response,
+        end_reason=record.end_reason,
+        error=record.error,
+        side_effects=record.side_effects,
+        final_state=record.final_state,
+        tokens_in=record.tokens_in,
+        tokens_out=record.tokens_out,
+        latency_ms=record.latency_ms,
+        cost=record.cost,
+    )
+
+
+def export_record(trace: Trace) -> dict:
+    return {
+        "format": JSONL_FORMAT,
+        "suite": trace.task.suite.name,
+        "task_id": trace.task.task_id,
+        "category": trace.task.category,
+        "difficulty": trace.task.difficulty,
+        "prompt": trace.task.prompt,
+        "model": trace.model_name,
+        "temperature": trace.temperature,
+        "repetition": trace.repetition,
+        "status": trace.status,
+        "end_reason": trace.end_reason,
+        "error": trace.error,
+        "messages": trace.messages,
+        "tool_calls": trace.tool_calls,
+        "final_response": trace.final_response,
+        "side_effects": trace.side_effects,
+        "final_state": trace.final_state,
+        "tokens_in": trace.tokens_in,
+        "tokens_out": trace.tokens_out,
+        "latency_ms": trace.latency_ms,
+        "cost": str(trace.cost),
+        "correct": trace.correct,
+    }
+
+
+def export_traces(out: Path, run_id: int | None = None) -> int:
+    traces = Trace.objects.filter(status__in=Trace.ENDED).select_related("task", "task__suite")
+    if run_id is not None:
+        traces = traces.filter(run_id=run_id)
+    count = 0
+    with out.open("w", encoding="utf-8") as handle:
+        for trace in traces.order_by("run_id", "pk").iterator(chunk_size=500):
+            handle.write(json.dumps(export_record(trace), ensure_ascii=False) + "\n")
+            count += 1
+    return count

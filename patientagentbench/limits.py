@@ -1,0 +1,102 @@
+"""A per-provider concurrency limit shared by every worker.
+
+With Redis (CI, production) the slots are a Redis sorted set, so workers on many machines
+share them; with the embedded filesystem broker the slots are lock files, shared by every
+worker process on this machine. Both expire a holder that died mid-call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import time
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+
+_STALE_AFTER_S = 600.0
+_POLL_S = 0.02
+
+
+@contextlib.contextmanager
+def provider_slot(key: str, limit: int):
+    if limit <= 0:
+        yield
+        return
+    if settings.CONCURRENCY_REDIS_URL:
+        with _redis_slot(key, limit):
+            yield
+    else:
+        with _file_slot(key, limit):
+            yield
+
+
+_redis_client = None
+
+
+def _redis():
+    global _redis_client
+    if _redis_client is None:
+        import redis
+
+        _redis_client = redis.Redis.from_url(settings.CONCURRENCY_REDIS_URL)
+    return _redis_client
+
+
+# Atomically: drop holders older than the stale cutoff, then take a slot if one is free.
+_ACQUIRE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+  redis.call('EXPIRE', KEYS[1], 3600)
+  return 1
+end
+return 0
+"""
+
+
+@contextlib.contextmanager
+def _redis_slot(key: str, limit: int):
+    client = _redis()
+    name = f"pab:slots:{key}"
+    token = uuid.uuid4().hex
+    acquire = client.register_script(_ACQUIRE)
+    while True:
+        now = time.time()
+        if acquire(keys=[name], args=[now - _STALE_AFTER_S, limit, now, token]):
+            break
+        time.sleep(_POLL_S)
+    try:
+        yield
+    finally:
+        client.zrem(name, token)
+
+
+@contextlib.contextmanager
+def _file_slot(key: str, limit: int):
+    folder = Path(settings.VAR_DIR) / "slots" / hashlib.sha1(key.encode()).hexdigest()[:16]
+    folder.mkdir(parents=True, exist_ok=True)
+    while True:
+        for index in range(limit):
+            handle = open(folder / f"{index}.lock", "w")  # noqa: SIM115 - held across the yield
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                handle.close()
+            return
+        time.sleep(_POLL_S)
+
+
+def slots_in_use(key: str) -> int:
+    """How many holders a key has right now (for tests and the run page)."""
+    if settings.CONCURRENCY_REDIS_URL:
+        return int(_redis().zcard(f"pab:slots:{key}"))
+    return 0

@@ -1,0 +1,120 @@
+import sys
+import time
+from decimal import Decimal
+
+from django.core.management.base import BaseCommand, CommandError
+
+from patientagentbench import runs
+from patientagentbench.forms import parse_temperatures
+from patientagentbench.models import ModelConfig, Run, Suite
+
+NO_WORKER_GRACE_S = 8
+
+
+class Command(BaseCommand):
+    help = "Launch a benchmark run as background jobs and print its id."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--suite", required=True, help="Suite name, e.g. office-19")
+        parser.add_argument("--models", required=True, help="Comma-separated model names")
+        parser.add_argument("--runs", type=int, default=5, help="Repetitions per cell (N)")
+        parser.add_argument("--temperatures", default="1.0", help="Comma-separated, e.g. 0,1.0")
+        parser.add_argument("--tasks", default="", help="Comma-separated task ids (default all)")
+        parser.add_argument("--max-iterations", type=int, default=10)
+        parser.add_argument("--spend-limit", default="", help="USD; stop the run when reached")
+        parser.add_argument(
+            "--wait", action="store_true", help="Show progress and return when the run ends"
+        )
+
+    def handle(self, *args, **options):
+        suite = Suite.objects.filter(name=options["suite"]).first()
+        if suite is None or suite.kind == Suite.Kind.IMPORTED:
+            names = ", ".join(Suite.objects.exclude(kind="imported").values_list("name", flat=True))
+            raise CommandError(f"Unknown suite {options['suite']!r}. Installed: {names or 'none'}.")
+        models = self._models(options["models"])
+        tasks = self._tasks(suite, options["tasks"])
+        if options["runs"] < 1:
+            raise CommandError("--runs must be at least 1.")
+        try:
+            temperatures = parse_temperatures(options["temperatures"])
+            spend_limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
+        except Exception as exc:
+            raise CommandError(f"Bad option: {exc}") from exc
+        run = runs.launch_run(
+            suite=suite,
+            models=models,
+            tasks=tasks,
+            repetitions=options["runs"],
+            temperatures=temperatures,
+            max_iterations=options["max_iterations"],
+            spend_limit=spend_limit,
+        )
+        self.stdout.write(str(run.pk))
+        if options["wait"]:
+            self._wait(run)
+
+    def _models(self, text: str) -> list[ModelConfig]:
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        found = {m.name: m for m in ModelConfig.objects.filter(name__in=names)}
+        missing = [n for n in names if n not in found]
+        if missing:
+            raise CommandError(
+                f"Unknown model(s): {', '.join(missing)}. Add one with `manage.py add_model`."
+            )
+        disabled = [n for n in names if not found[n].enabled]
+        if disabled:
+            raise CommandError(f"Disabled model(s): {', '.join(disabled)}.")
+        return [found[n] for n in names]
+
+    def _tasks(self, suite: Suite, text: str):
+        if not text:
+            return None
+        ids = [t.strip() for t in text.split(",") if t.strip()]
+        tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=ids)}
+        missing = [t for t in ids if t not in tasks]
+        if missing:
+            raise CommandError(f"Unknown task(s) in {suite.name}: {', '.join(missing)}.")
+        return [tasks[t] for t in ids]
+
+    def _wait(self, run: Run) -> None:
+        if run.is_active and not self._worker_appears():
+            self.stderr.write(
+                f"No Celery worker is running, so run {run.pk} stays queued. Start one with "
+                "`celery -A patientagentbench worker` (or `make demo`), then wait again."
+            )
+            sys.exit(2)
+        while True:
+            counts = runs.progress(run.pk)
+            run.refresh_from_db(fields=["status", "stop_reason"])
+            self._draw(counts, run.status)
+            if not run.is_active:
+                break
+            if not counts["running"] and not self._worker_appears():
+                self.stderr.write("\nThe worker stopped reporting; the run stays queued.")
+                sys.exit(2)
+            time.sleep(0.5)
+        self.stdout.write("")
+        self.stdout.write(
+            f"Run {run.pk} {run.status}: {counts['done']} done, {counts['error']} errors, "
+            f"{counts['cancelled']} cancelled. {run.stop_reason}".rstrip()
+        )
+        if run.status != Run.Status.FINISHED:
+            sys.exit(1)
+
+    def _worker_appears(self) -> bool:
+        """A live worker beats every few seconds; give a starting one a moment."""
+        deadline = time.monotonic() + NO_WORKER_GRACE_S
+        while not runs.worker_alive():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.5)
+        return True
+
+    def _draw(self, counts: dict, status: str) -> None:
+        width = 30
+        filled = width * counts["percent"] // 100
+        bar = "#" * filled + "-" * (width - filled)
+        self.stdout.write(
+            f"\r[{bar}] {counts['ended']}/{counts['total']} ({status})", ending=""
+        )
+        self.stdout.flush()

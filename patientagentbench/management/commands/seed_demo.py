@@ -1,0 +1,73 @@
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from patientagentbench import runs
+from patientagentbench.models import ModelConfig, Run, Suite
+from patientagentbench.roles import ADMIN, ALL_ROLES, CLINICIAN, RESEARCHER
+from patientagentbench.suites import install_all_suites
+
+DEFAULT_PASSWORD = "pab-demo-2026"
+DEMO_RUN_LABEL = "demo: simulated agents on office-19"
+DEMO_USERS = [
+    ("admin", [ADMIN, RESEARCHER]),
+    ("researcher", [RESEARCHER]),
+    ("clinician1", [CLINICIAN]),
+    ("clinician2", [CLINICIAN]),
+    ("clinician3", [CLINICIAN]),
+]
+SIMULATED_MODELS = ["sim-steady", "sim-jittery"]
+
+
+class Command(BaseCommand):
+    help = (
+        "Create demo users, the simulated models, the suites and a finished demo run. "
+        "Idempotent: running it again changes nothing but the passwords."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--password", default="", help="Password for every demo user")
+        parser.add_argument("--repetitions", type=int, default=3)
+
+    def handle(self, *args, **options):
+        password = options["password"] or DEFAULT_PASSWORD
+        with transaction.atomic():
+            self._users(password)
+            models = self._models()
+            suites = install_all_suites()
+        self._demo_run(suites, models, options["repetitions"])
+        self.stdout.write(
+            f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
+            f"(password: {password if not options['password'] else 'as given'})"
+        )
+
+    def _users(self, password: str) -> None:
+        groups = {name: Group.objects.get_or_create(name=name)[0] for name in ALL_ROLES}
+        for username, roles in DEMO_USERS:
+            user, _ = User.objects.get_or_create(username=username)
+            user.set_password(password)
+            user.is_staff = user.is_superuser = username == "admin"
+            user.save()
+            user.groups.set([groups[r] for r in roles])
+
+    def _models(self) -> list[ModelConfig]:
+        return [
+            ModelConfig.objects.get_or_create(
+                name=name,
+                defaults={"provider": ModelConfig.Provider.SIMULATED, "model_id": name},
+            )[0]
+            for name in SIMULATED_MODELS
+        ]
+
+    def _demo_run(self, suites: list[Suite], models, repetitions: int) -> None:
+        suite = next(s for s in suites if s.name == "office-19")
+        if Run.objects.filter(label=DEMO_RUN_LABEL).exists():
+            self.stdout.write("Demo run already present.")
+            return
+        run = runs.launch_run(
+            suite=suite, models=models, repetitions=repetitions, temperatures=[1.0],
+            label=DEMO_RUN_LABEL, enqueue=False,
+        )
+        runs.execute_inline(run)
+        run.refresh_from_db()
+        self.stdout.write(f"Demo run {run.pk}: {run.traces.count()} traces, {run.status}.")

@@ -1,0 +1,240 @@
+"""Suites, model configs, runs and traces. Logic lives in plain modules; rows stay thin."""
+
+import os
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+
+
+class Suite(models.Model):
+    class Kind(models.TextChoices):
+        TASK = "task", "Task suite"
+        SCENARIO = "scenario", "Scenario suite"
+        IMPORTED = "imported", "Imported traces"
+
+    name = models.SlugField(max_length=120, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TASK)
+    # Which sandbox plays the tools ("office", later "clinic"); blank for imported traces.
+    world = models.CharField(max_length=32, blank=True)
+    system_prompt = models.TextField(blank=True)
+    tools = models.JSONField(default=list, blank=True)
+    environment = models.JSONField(default=dict, blank=True)
+    source = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Task(models.Model):
+    suite = models.ForeignKey(Suite, on_delete=models.CASCADE, related_name="tasks")
+    task_id = models.CharField(max_length=120)
+    category = models.CharField(max_length=60, blank=True)
+    difficulty = models.CharField(max_length=30, blank=True)
+    prompt = models.TextField(blank=True)
+    expected_tools = models.JSONField(default=list, blank=True)
+    criteria = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["suite", "task_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["suite", "task_id"], name="unique_task_per_suite")
+        ]
+
+    def __str__(self) -> str:
+        return self.task_id
+
+    def as_data(self) -> dict:
+        """The task as the simulated agent and the loop see it."""
+        return {
+            "id": self.task_id,
+            "category": self.category,
+            "difficulty": self.difficulty,
+            "task": self.prompt,
+            "expected_tools": self.expected_tools,
+        }
+
+
+class ModelConfigQuerySet(models.QuerySet):
+    def enabled(self):
+        return self.filter(enabled=True)
+
+
+class ModelConfig(models.Model):
+    class Provider(models.TextChoices):
+        OPENAI = "openai", "OpenAI"
+        ANTHROPIC = "anthropic", "Anthropic"
+        OPENAI_COMPATIBLE = "openai_compatible", "OpenAI-compatible"
+        SIMULATED = "simulated", "Simulated (offline)"
+
+    name = models.CharField(max_length=120, unique=True)
+    provider = models.CharField(max_length=32, choices=Provider.choices)
+    model_id = models.CharField(max_length=200)
+    base_url = models.URLField(blank=True)
+    # The name of an environment variable, never the key itself.
+    api_key_env = models.CharField(max_length=120, blank=True)
+    price_in = models.DecimalField(
+        max_digits=12, decimal_places=4, default=Decimal(0), help_text="USD per 1M input tokens"
+    )
+    price_out = models.DecimalField(
+        max_digits=12, decimal_places=4, default=Decimal(0), help_text="USD per 1M output tokens"
+    )
+    max_concurrency = models.PositiveIntegerField(default=8)
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ModelConfigQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_simulated(self) -> bool:
+        return self.provider == self.Provider.SIMULATED
+
+    @property
+    def key_env_name(self) -> str:
+        from patientagentbench.providers.factory import DEFAULT_KEY_ENV
+
+        return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider, "")
+
+    @property
+    def key_is_set(self) -> bool:
+        return bool(self.key_env_name and os.environ.get(self.key_env_name))
+
+    def cost_of(self, tokens_in: int, tokens_out: int) -> Decimal:
+        return (self.price_in * tokens_in + self.price_out * tokens_out) / Decimal(1_000_000)
+
+    @property
+    def concurrency_key(self) -> str:
+        """Calls to one provider endpoint share one limit, whichever model they name."""
+        return f"{self.provider}:{self.base_url or 'default'}"
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+        STOPPED = "stopped", "Stopped at spend limit"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    class Source(models.TextChoices):
+        LAUNCHED = "launched", "Launched"
+        IMPORTED = "imported", "Imported"
+
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="runs")
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.LAUNCHED)
+    label = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    repetitions = models.PositiveIntegerField(default=1)
+    temperatures = models.JSONField(default=list)
+    max_iterations = models.PositiveIntegerField(default=10)
+    max_turns = models.PositiveIntegerField(default=1)
+    spend_limit = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    spent = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
+    stop_reason = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} ({self.suite.name})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+
+class Trace(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ENDED = (Status.DONE, Status.ERROR, Status.CANCELLED)
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="traces")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="traces")
+    model = models.ForeignKey(
+        ModelConfig, null=True, blank=True, on_delete=models.PROTECT, related_name="traces"
+    )
+    model_name = models.CharField(max_length=200)
+    temperature = models.FloatField(null=True, blank=True)
+    repetition = models.PositiveIntegerField(default=0)
+    # One job per (run, task, model, temperature, repetition): delivering it twice is harmless.
+    key = models.CharField(max_length=400, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+
+    messages = models.JSONField(default=list, blank=True)
+    tool_calls = models.JSONField(default=list, blank=True)
+    final_response = models.TextField(blank=True)
+    end_reason = models.CharField(max_length=40, blank=True)
+    error = models.TextField(blank=True)
+    side_effects = models.JSONField(default=list, blank=True)
+    final_state = models.JSONField(default=dict, blank=True)
+    correctness = models.JSONField(null=True, blank=True)
+    correct = models.BooleanField(null=True, blank=True)
+
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["task__task_id", "model_name", "temperature", "repetition"]
+        indexes = [models.Index(fields=["run", "status"])]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class WorkerHeartbeat(models.Model):
+    """Written by each worker every few seconds, so the CLI and pages can tell none is running."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.hostname
+
+
+class CellMetrics(models.Model):
+    """Consistency and correctness of one cell (task × model × temperature) of a run."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cell_metrics")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
+    model_name = models.CharField(max_length=200)
+    temperature = models.FloatField(null=True, blank=True)
+    values = models.JSONField(default=dict)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["task__task_id", "model_name", "temperature"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "task", "model_name", "temperature"],
+                name="unique_cell_per_run",
+                nulls_distinct=False,
+            )
+        ]

@@ -1,0 +1,73 @@
+"""Build a provider from a model config. Keys come from the environment only."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from .types import Provider, ProviderError
+
+DEFAULT_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
+PROVIDERS = ("openai", "anthropic", "openai_compatible", "simulated")
+# Local servers (vLLM, Ollama, llama.cpp) accept any key, but the SDK refuses an empty one.
+KEYLESS_PLACEHOLDER = "not-needed"
+
+
+def build_provider(
+    provider: str,
+    model_id: str,
+    base_url: str = "",
+    api_key_env: str = "",
+    environ: Mapping[str, str] = os.environ,
+    timeout: float = 60.0,
+) -> Provider:
+    if provider == "openai":
+        from .openai_chat import OpenAIChatProvider
+
+        key = _required_key(provider, api_key_env, environ)
+        return OpenAIChatProvider(model_id, key, base_url=base_url or None, timeout=timeout)
+    if provider == "anthropic":
+        from .anthropic_messages import AnthropicProvider
+
+        key = _required_key(provider, api_key_env, environ)
+        return AnthropicProvider(model_id, key, base_url=base_url or None, timeout=timeout)
+    if provider == "openai_compatible":
+        return _openai_compatible(model_id, base_url, api_key_env, environ, timeout)
+    if provider == "simulated":
+        from patientagentbench.simulated.agent import SimulatedAgentProvider
+
+        return SimulatedAgentProvider(model_id)
+    raise ProviderError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+
+
+def _required_key(provider: str, api_key_env: str, environ: Mapping[str, str]) -> str:
+    env_name = api_key_env or DEFAULT_KEY_ENV[provider]
+    key = environ.get(env_name, "").strip()
+    if not key:
+        # Name the variable, never a value.
+        raise ProviderError(f"{provider}: environment variable {env_name} is not set")
+    return key
+
+
+def _openai_compatible(
+    model_id: str,
+    base_url: str,
+    api_key_env: str,
+    environ: Mapping[str, str],
+    timeout: float,
+) -> Provider:
+    from .openai_chat import OpenAIChatProvider
+
+    if not base_url:
+        raise ProviderError("openai_compatible: a base URL is required")
+    key = environ.get(api_key_env, "").strip() if api_key_env else ""
+    return OpenAIChatProvider(
+        model_id,
+        key or KEYLESS_PLACEHOLDER,
+        base_url=base_url,
+        timeout=timeout,
+        provider_name="openai_compatible",
+    )

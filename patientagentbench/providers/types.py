@@ -1,0 +1,104 @@
+"""The provider-neutral message log.
+
+Every provider translates to and from these types, so the loop, storage, metrics and the
+review pages never see a provider's wire format. Provider tool-call ids (`call_…`,
+`toolu_…`) live only in `ToolCall.provider_id` and the raw payloads; everything a person
+sees uses the neutral `ToolCall.id`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class ToolCall:
+    id: str  # neutral, e.g. "t1"; assigned by the loop
+    name: str
+    raw_arguments: str  # exactly what the model sent
+    arguments: dict[str, Any] | None  # None when raw_arguments did not parse to an object
+    provider_id: str = ""
+    malformed: bool = False
+
+    @classmethod
+    def parse(cls, *, id: str, name: str, raw_arguments: str, provider_id: str = "") -> ToolCall:
+        """Parse a model's argument string; never repair it (a repair would hide model error)."""
+        try:
+            parsed = json.loads(raw_arguments) if raw_arguments.strip() else {}
+        except (json.JSONDecodeError, TypeError):
+            parsed = None
+        malformed = not isinstance(parsed, dict)
+        return cls(
+            id=id,
+            name=name,
+            raw_arguments=raw_arguments,
+            arguments=None if malformed else parsed,
+            provider_id=provider_id,
+            malformed=malformed,
+        )
+
+
+@dataclass
+class Message:
+    role: str  # "system" | "user" | "assistant" | "tool"
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str = ""  # neutral id of the call a tool message answers
+    tool_name: str = ""
+    status: str = ""  # tool messages: "ok" | "error"
+    thinking: str = ""  # kept for researchers, never shown to patients or reviewers
+    raw: dict[str, Any] | None = None  # provider payload, for researchers only
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        calls = [ToolCall(**c) for c in data.get("tool_calls", [])]
+        return cls(**{**data, "tool_calls": calls})
+
+
+@dataclass
+class Completion:
+    """One model answer: text and/or tool calls, with usage."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    tokens_in: int = 0
+    tokens_out: int = 0
+    thinking: str = ""
+    raw: dict[str, Any] | None = None
+
+
+@dataclass
+class CallContext:
+    """What a call is for. Real providers ignore most of it; the simulated one is seeded by it."""
+
+    seed: int = 0
+    task: dict[str, Any] | None = None
+    timeout_s: float = 60.0
+
+
+class ProviderError(Exception):
+    """A call that failed for good (bad request, auth, unparseable answer)."""
+
+
+class TransientProviderError(ProviderError):
+    """A call worth retrying: 429, 5xx, timeout, connection reset."""
+
+    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
+
+
+class Provider(Protocol):
+    def complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        temperature: float,
+        context: CallContext,
+    ) -> Completion: ...

@@ -1,0 +1,37 @@
+"""Correctness per trace and consistency metrics per cell, stored as runs finish."""
+
+from __future__ import annotations
+
+from patientagentbench.analysis import correctness
+from patientagentbench.analysis.metrics import TraceData, cell_metrics
+
+
+def score_trace(trace) -> None:
+    """Keep every criterion's verdict, not only the total."""
+    criteria = trace.task.criteria
+    if not criteria:
+        trace.correctness, trace.correct = None, None
+        return
+    verdict = correctness.evaluate(
+        criteria,
+        [(c["name"], c["arguments"]) for c in trace.tool_calls],
+        trace.final_response,
+        trace.side_effects,
+    )
+    trace.correctness = {"passed": verdict.passed, "checks": list(verdict.checks)}
+    trace.correct = verdict.passed
+
+
+def trace_data(trace) -> TraceData:
+    return TraceData(
+        calls=[(c["name"], c.get("arguments")) for c in trace.tool_calls],
+        final_response=trace.final_response,
+        error=trace.error or None,
+        correct=trace.correct,
+    )
+
+
+def store_run_metrics(run_id: int) -> None:
+    from patientagentbench.metrics_store import recompute_run_metrics
+
+    recompute_run_metrics(run_id)

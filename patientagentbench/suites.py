@@ -1,0 +1,53 @@
+"""Install task suites from fixtures/suites/*.json into the database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from patientagentbench.conversation import OFFICE_SYSTEM_PROMPT
+from patientagentbench.models import Suite, Task
+
+SUITES_DIR = Path(settings.BASE_DIR) / "fixtures" / "suites"
+
+
+def install_suite_file(path: Path) -> Suite:
+    data = json.loads(path.read_text())
+    return install_suite_data(data)
+
+
+@transaction.atomic
+def install_suite_data(data: dict) -> Suite:
+    """Create or refresh a suite. Task rows are updated in place so traces keep their tasks."""
+    suite, _ = Suite.objects.update_or_create(
+        name=data["suite"],
+        defaults={
+            "kind": Suite.Kind.TASK,
+            "world": data.get("world", "office"),
+            "system_prompt": data.get("system_prompt", OFFICE_SYSTEM_PROMPT),
+            "tools": data["tools"],
+            "environment": data["environment"],
+            "source": data.get("source", ""),
+        },
+    )
+    criteria = data.get("correctness_criteria", {})
+    for task in data["tasks"]:
+        Task.objects.update_or_create(
+            suite=suite,
+            task_id=task["id"],
+            defaults={
+                "category": task.get("category", ""),
+                "difficulty": task.get("difficulty", ""),
+                "prompt": task["task"],
+                "expected_tools": task.get("expected_tools", []),
+                "criteria": criteria.get(task["id"], {}),
+            },
+        )
+    return suite
+
+
+def install_all_suites() -> list[Suite]:
+    return [install_suite_file(path) for path in sorted(SUITES_DIR.glob("*.json"))]

@@ -1,0 +1,55 @@
+import os
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from patientagentbench.models import ModelConfig
+from patientagentbench.roles import ADMIN, CLINICIAN, RESEARCHER
+from patientagentbench.suites import install_all_suites
+
+# Playwright's sync API runs an event loop in the test thread; Django's ORM calls there are
+# still synchronous, so the async-safety guard would be a false alarm in tests.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+PASSWORD = "correct-horse-battery"
+
+
+def _person(username: str, *roles: str) -> User:
+    user = User.objects.create_user(username=username, password=PASSWORD)
+    for role in roles:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@pytest.fixture
+def admin_user(db):
+    return _person("ada", ADMIN)
+
+
+@pytest.fixture
+def researcher(db):
+    return _person("rita", RESEARCHER)
+
+
+@pytest.fixture
+def clinician(db):
+    return _person("cleo", CLINICIAN)
+
+
+@pytest.fixture
+def outsider(db):
+    return _person("otto")
+
+
+@pytest.fixture
+def office_suite(db):
+    (suite,) = [s for s in install_all_suites() if s.name == "office-19"]
+    return suite
+
+
+@pytest.fixture
+def sim_models(db):
+    return [
+        ModelConfig.objects.create(name=name, provider="simulated", model_id=name)
+        for name in ("sim-steady", "sim-jittery")
+    ]

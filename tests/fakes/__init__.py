@@ -1,0 +1,1 @@
+"""Test doubles shared across test packages (fake LLM server, …)."""

@@ -1,0 +1,94 @@
+"""A run executed by a real Celery worker process on Redis, against PostgreSQL."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.services import require_services
+from patientagentbench import runs
+from patientagentbench.models import Run, Trace
+from patientagentbench.tasks import execute_trace_job
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _database_url_for_test_db() -> str:
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path):
+    _, broker_url = require_services()
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url_for_test_db(),
+        "CELERY_BROKER_URL": broker_url,
+        "PAB_VAR_DIR": str(tmp_path),
+    }
+    log = (tmp_path / "worker.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "patientagentbench", "worker", "--pool", "threads",
+         "--concurrency", "4", "--loglevel", "INFO", "--hostname", f"test-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while not runs.worker_alive():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("the worker did not start:\n" + (tmp_path / "worker.log").read_text())
+        time.sleep(0.2)
+    yield process
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def _wait_until_ended(run: Run, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if not run.is_active:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"run did not end: {runs.progress(run.pk)}")
+
+
+@pytest.mark.services
+def test_worker_process_executes_a_run_and_a_redelivered_job_writes_one_trace(worker, office_suite, sim_models):
+    run = runs.launch_run(suite=office_suite, models=sim_models, repetitions=2)  # enqueued on commit
+    _wait_until_ended(run)
+    assert run.status == Run.Status.FINISHED
+    counts = runs.progress(run.pk)
+    assert counts["done"] == 19 * 2 * 2 and counts["error"] == 0
+    assert run.cell_metrics.count() == 19 * 2
+
+    trace = run.traces.first()
+    before = Trace.objects.get(pk=trace.pk)
+    execute_trace_job.delay(trace.pk)  # the same job delivered twice more
+    execute_trace_job.delay(trace.pk)
+    time.sleep(2)
+    after = Trace.objects.get(pk=trace.pk)
+    assert after.attempts == 1 and after.messages == before.messages
+    assert Trace.objects.filter(run=run).count() == 19 * 2 * 2
+
+
+@pytest.mark.services
+def test_run_benchmark_wait_against_the_worker(worker, office_suite, sim_models):
+    env = {**os.environ, "DATABASE_URL": _database_url_for_test_db()}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "run_benchmark", "--suite", "office-19", "--models",
+         "sim-steady", "--runs", "3", "--wait"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_id = int(result.stdout.split()[0])
+    assert Trace.objects.filter(run_id=run_id, status="done").count() == 57

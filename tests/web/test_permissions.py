@@ -1,0 +1,75 @@
+"""Every view, every persona: who may see what (DESIGN §11)."""
+
+import pytest
+from django.urls import reverse
+
+from patientagentbench import runs
+
+pytestmark = pytest.mark.django_db
+
+# name -> (args, method, roles allowed)
+ADMIN_ONLY = {"admin"}
+STAFF = {"admin", "researcher"}
+EVERYONE = {"admin", "researcher", "clinician", "outsider_denied"}
+
+
+@pytest.fixture
+def world(office_suite, sim_models):
+    run = runs.launch_run(
+        suite=office_suite, models=sim_models[:1],
+        tasks=list(office_suite.tasks.all()[:1]), enqueue=False,
+    )
+    return {"run": run, "trace": run.traces.first(), "model": sim_models[0]}
+
+
+def matrix(world):
+    run, trace, model = world["run"], world["trace"], world["model"]
+    return [
+        ("model_list", (), "get", ADMIN_ONLY),
+        ("model_create", (), "get", ADMIN_ONLY),
+        ("model_edit", (model.pk,), "get", ADMIN_ONLY),
+        ("model_toggle", (model.pk,), "post", ADMIN_ONLY),
+        ("run_launch", (), "get", ADMIN_ONLY),
+        ("run_preview", (), "get", ADMIN_ONLY),
+        ("run_cancel", (run.pk,), "post", ADMIN_ONLY),
+        ("run_resume", (run.pk,), "post", ADMIN_ONLY),
+        ("run_list", (), "get", STAFF),
+        ("run_detail", (run.pk,), "get", STAFF),
+        ("trace_detail", (trace.pk,), "get", STAFF),
+    ]
+
+
+@pytest.mark.parametrize("persona", ["admin", "researcher", "clinician", "outsider", "anonymous"])
+def test_permission_matrix(client, world, persona, admin_user, researcher, clinician, outsider):
+    users = {"admin": admin_user, "researcher": researcher, "clinician": clinician, "outsider": outsider}
+    if persona in users:
+        client.force_login(users[persona])
+    for name, args, method, allowed in matrix(world):
+        response = getattr(client, method)(reverse(name, args=args))
+        if persona == "anonymous":
+            assert response.status_code == 302 and "/accounts/login/" in response["Location"], name
+        elif persona in allowed:
+            assert response.status_code in (200, 302), (name, persona, response.status_code)
+        else:
+            assert response.status_code == 403, (name, persona, response.status_code)
+
+
+def test_home_sends_each_role_to_its_page(client, admin_user, clinician, outsider):
+    client.force_login(admin_user)
+    assert client.get("/")["Location"] == reverse("run_list")
+    client.force_login(clinician)
+    page = client.get("/")
+    assert page.status_code == 200 and b"My reviews" in page.content
+    client.force_login(outsider)
+    assert client.get("/").status_code == 403
+
+
+def test_clinician_pages_name_no_model_or_run(client, world, clinician):
+    client.force_login(clinician)
+    body = client.get("/").content.decode()
+    for secret in ("sim-steady", "Runs", "Models", "Launch", f"/runs/{world['run'].pk}"):
+        assert secret not in body
+
+
+def test_login_page_is_at_accounts_login(client):
+    assert client.get("/accounts/login/").status_code == 200
