@@ -127,7 +127,7 @@ def run_detail(request, pk):
 def _run_context(run: Run) -> dict:
     traces = list(
         run.traces.select_related("task").only(
-            "pk", "status", "model_name", "temperature", "repetition", "end_reason",
+            "pk", "run_id", "status", "model_name", "temperature", "repetition", "end_reason",
             "task__task_id", "correct", "error", "cost",
         )
     )
@@ -135,7 +135,7 @@ def _run_context(run: Run) -> dict:
         "run": run,
         "progress": runs.progress(run.pk),
         "grid": _cell_grid(traces),
-        "worker_alive": runs.worker_alive() if run.is_active else True,
+        "worker_alive": runs.worker_alive(),
     }
 
 

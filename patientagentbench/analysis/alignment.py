@@ -121,7 +121,12 @@ def _align_batches(codes, lengths, first, second):
     edits = np.concatenate([p[0] for p in parts])
     offsets = range(0, len(first), chunk)
     match_pair = np.concatenate([p[1] + offset for p, offset in zip(parts, offsets, strict=True)])
-    return edits, match_pair, np.concatenate([p[2] for p in parts]), np.concatenate([p[3] for p in parts])
+    return (
+        edits,
+        match_pair,
+        np.concatenate([p[2] for p in parts]),
+        np.concatenate([p[3] for p in parts]),
+    )
 
 
 def _align_batch(codes, lengths, first, second):

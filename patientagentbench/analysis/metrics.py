@@ -9,10 +9,11 @@ Choices the definitions leave open, settled against `shared/golden/consistency-c
 - AC (Definition 4) pools the Jaccard of every step-aligned pair: for traces j < k and each
   step s present in *both* (zip to the shorter), one Jaccard; AC is the mean of them all. Steps
   only one trace has are not scored, and neither is a pair of call-free traces; a cell with no
-  step-aligned pair at all ("no calls") is 1. (Padding the shorter trace with zeros, averaging
-  per pair or per step, or scoring a call-free pair as 1 each miss golden cells.)
+  step-aligned pair at all ("no calls") is 1. Of the 36 cells with values, the variants miss:
+  mean per pair 15, padding the shorter trace with 0s 21-23, mean per step 13, a call-free
+  pair scored 1 one cell.
 - Divergence point: a pair whose names agree on the shorter trace but differ in length
-  diverges at the first missing step (min length + 1); pairs that skip this miss 10 cells.
+  diverges at the first missing step (min length + 1); leaving such pairs out misses 10 cells.
 - Unique sequences counts distinct tool-*name* sequences (counting arguments too misses).
 
 Left open by the golden data (no empty valid response, no argument that differs only in list
@@ -287,6 +288,8 @@ class _Cell:
             return None
         first, second = self.pairs
         codes = self.name_codes[0]
+        if codes.shape[1] == 0:
+            return None  # no calls in any trace: every pair is equal
         ids, _ = self.argument_ids
         # -1 padding on both sides: a step one trace lacks differs, a step both lack does not.
         names_differ = codes[first] != codes[second]
@@ -301,42 +304,43 @@ class _Cell:
         return float((step[diverging] + 1).mean())
 
     def _aligned_argument_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For every matched step of every trace pair: the pair, and the two argument ids.
+        """For every matched step of every trace pair: the pair, and the two argument ids."""
+        first, second = self.pairs
+        _, of_trace, _ = self.distinct_names
+        same_names = of_trace[first] == of_trace[second]
+        parts = [
+            self._steps_matched_in_order(np.flatnonzero(same_names)),
+            self._steps_matched_by_alignment(np.flatnonzero(~same_names)),
+        ]
+        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
-        Traces with equal names match step for step; others take their distinct sequences'
-        alignment, oriented so that its left side is the trace with the lower index there.
-        """
+    def _steps_matched_in_order(self, pairs: np.ndarray):
+        """Pairs with equal name sequences: step s matches step s."""
+        first, second = self.pairs
+        ids, _ = self.argument_ids
+        owner, step = _expand(self.name_codes[1][first[pairs]])
+        pair = pairs[owner]
+        return pair, ids[first[pair], step], ids[second[pair], step]
+
+    def _steps_matched_by_alignment(self, pairs: np.ndarray):
+        """Other pairs: the steps their distinct sequences' alignment matches. The alignment's
+        left side is the sequence that sorts first, so a pair's traces may swap sides."""
         first, second = self.pairs
         distinct, of_trace, _ = self.distinct_names
         ids, _ = self.argument_ids
-        lengths = self.name_codes[1]
-        u, v = of_trace[first], of_trace[second]
-
-        same = np.flatnonzero(u == v)
-        same_owner, same_step = _expand(lengths[first[same]])
-        same_pair = same[same_owner]
-        same_left = ids[first[same_pair], same_step]
-        same_right = ids[second[same_pair], same_step]
-
-        differ = np.flatnonzero(u != v)
-        swap = u[differ] > v[differ]
-        low_trace = np.where(swap, second[differ], first[differ])
-        high_trace = np.where(swap, first[differ], second[differ])
         alignments = self.alignments
-        pair_index = _triu_index(
-            np.minimum(u[differ], v[differ]), np.maximum(u[differ], v[differ]), len(distinct)
-        )
+        u, v = of_trace[first[pairs]], of_trace[second[pairs]]
+        left_trace = np.where(u < v, first[pairs], second[pairs])
+        right_trace = np.where(u < v, second[pairs], first[pairs])
+        alignment = _triu_index(np.minimum(u, v), np.maximum(u, v), len(distinct))
         match_counts = np.bincount(alignments.match_pair, minlength=len(alignments.left))
         match_starts = np.cumsum(match_counts) - match_counts
-        owner, offset = _expand(match_counts[pair_index])
-        match = match_starts[pair_index][owner] + offset
-        differ_left = ids[low_trace[owner], alignments.match_left[match]]
-        differ_right = ids[high_trace[owner], alignments.match_right[match]]
-
+        owner, offset = _expand(match_counts[alignment])
+        match = match_starts[alignment][owner] + offset
         return (
-            np.concatenate([same_pair, differ[owner]]),
-            np.concatenate([same_left, differ_left]),
-            np.concatenate([same_right, differ_right]),
+            pairs[owner],
+            ids[left_trace[owner], alignments.match_left[match]],
+            ids[right_trace[owner], alignments.match_right[match]],
         )
 
     def _jaccard_of_ids(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:

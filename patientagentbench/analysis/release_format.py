@@ -237,6 +237,6 @@ def _optional_number(record: dict, field: str, where: str, *, integer: bool = Fa
         return None
     allowed = int if integer else int | float
     if isinstance(value, bool) or not isinstance(value, allowed) or value < 0:
-        kind = "integer" if integer else "number"
-        raise _error(where, field, f"must be a {kind} >= 0 or null, got {value!r}")
+        kind = "an integer" if integer else "a number"
+        raise _error(where, field, f"must be {kind} >= 0 or null, got {value!r}")
     return value

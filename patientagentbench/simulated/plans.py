@@ -182,7 +182,7 @@ def task_keyword(task: dict[str, Any]) -> str:
     words = re.findall(r"[A-Za-z][\w'-]*", str(task.get("task", "")))
     capitalised = [w for w in words[1:] if w[0].isupper() and w.lower() not in _STOPWORDS]
     if capitalised:
-        return capitalised[0].strip("'")
+        return re.sub(r"'s?$", "", capitalised[0])  # "Alice's" -> "Alice"
     return max(words, key=len) if words else "request"
 
 

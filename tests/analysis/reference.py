@@ -75,7 +75,10 @@ def ac_aligned(calls_list):
             continue
         per_pair.append(
             _mean(
-                [jaccard(flatten_arguments(a[i][1]), flatten_arguments(b[j][1])) for i, j in matches]
+                [
+                    jaccard(flatten_arguments(a[i][1]), flatten_arguments(b[j][1]))
+                    for i, j in matches
+                ]
             )
         )
     return _mean(per_pair)

@@ -18,6 +18,7 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
         **os.environ, "DEBUG": "false", "SECRET_KEY": "x" * 64 + "-production-like-key-value",
         "ALLOWED_HOSTS": "pab.example.org", "PAB_VAR_DIR": str(tmp_path),
     }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in tests only
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         env=env, capture_output=True, text=True,
