@@ -46,7 +46,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--threads", type=int, default=32, help="threads per worker")
     parser.add_argument(
-        "--sequential-jobs", type=int, default=114,
+        "--sequential-jobs",
+        type=int,
+        default=114,
         help="jobs timed in the sequential loop; the full study time is extrapolated "
         "(0 = the whole study, which takes calls × latency)",
     )
@@ -55,8 +57,11 @@ def main() -> None:
 
     var_dir = tempfile.mkdtemp(prefix="pab-bench-")
     os.environ.update(
-        DATABASE_URL=recreate_database(), CELERY_BROKER_URL=BROKER, PAB_VAR_DIR=var_dir,
-        DJANGO_SETTINGS_MODULE="patientagentbench.settings", PROVIDER_CONCURRENCY="0",
+        DATABASE_URL=recreate_database(),
+        CELERY_BROKER_URL=BROKER,
+        PAB_VAR_DIR=var_dir,
+        DJANGO_SETTINGS_MODULE="patientagentbench.settings",
+        PROVIDER_CONCURRENCY="0",
     )
     import django
 
@@ -75,8 +80,11 @@ def main() -> None:
     with FakeLLMServer(latency=LATENCY) as server:
         models = [
             ModelConfig.objects.create(
-                name=f"stub-{i}", provider="openai_compatible", model_id=f"stub-model-{i}",
-                base_url=server.openai_base_url, max_concurrency=concurrency,
+                name=f"stub-{i}",
+                provider="openai_compatible",
+                model_id=f"stub-model-{i}",
+                base_url=server.openai_base_url,
+                max_concurrency=concurrency,
             )
             for i in range(MODELS)
         ]
@@ -103,15 +111,21 @@ def main() -> None:
         calls = len(server.requests)
         ideal = calls * LATENCY / concurrency
         jobs = counts["total"]
-        print(f"study: {MODELS} models × {suite.tasks.count()} tasks × {args.runs} runs = {jobs} jobs")
+        print(
+            f"study: {MODELS} models × {suite.tasks.count()} tasks × {args.runs} runs = {jobs} jobs"
+        )
         print(f"result: {counts['done']} done, {counts['error']} errors, run {run.status}")
-        print(f"model calls: {calls} at {LATENCY * 1000:.0f} ms each; concurrency {concurrency} "
-              f"({args.workers} workers × {args.threads} threads)")
+        print(
+            f"model calls: {calls} at {LATENCY * 1000:.0f} ms each; concurrency {concurrency} "
+            f"({args.workers} workers × {args.threads} threads)"
+        )
         print(f"wall time (workers): {wall:.2f} s")
         print(f"ideal calls × latency / concurrency: {ideal:.2f} s")
         print(f"ratio wall / ideal: {wall / ideal:.2f} (target ≤ 1.5)")
 
-        sequential, timed_jobs = sequential_loop(server, suite, models, args.runs, args.sequential_jobs)
+        sequential, timed_jobs = sequential_loop(
+            server, suite, models, args.runs, args.sequential_jobs
+        )
         full = sequential * jobs / timed_jobs
         label = "measured" if timed_jobs == jobs else f"extrapolated from {timed_jobs} jobs"
         print(f"plain sequential loop: {full:.1f} s ({label}); speed-up {full / wall:.1f}×")
@@ -121,10 +135,26 @@ def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Pop
     log = open(Path(var_dir) / "workers.log", "w")  # noqa: SIM115 - lives as long as they do
     return [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "patientagentbench", "worker", "--pool",
-             "threads", "--concurrency", str(threads), "--loglevel", "WARNING",
-             "--hostname", f"bench{i}@%h"],
-            cwd=ROOT, env=os.environ.copy(), stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "patientagentbench",
+                "worker",
+                "--pool",
+                "threads",
+                "--concurrency",
+                str(threads),
+                "--loglevel",
+                "WARNING",
+                "--hostname",
+                f"bench{i}@%h",
+            ],
+            cwd=ROOT,
+            env=os.environ.copy(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         for i in range(count)
     ]
@@ -148,8 +178,7 @@ def sequential_loop(server, suite, models, repetitions: int, limit: int) -> tupl
     from patientagentbench.worlds import build_world
 
     jobs = [
-        (task, model) for task in suite.tasks.all() for model in models
-        for _ in range(repetitions)
+        (task, model) for task in suite.tasks.all() for model in models for _ in range(repetitions)
     ]
     if limit:
         jobs = jobs[:: max(1, len(jobs) // limit)][:limit]

@@ -135,8 +135,11 @@ def _agent_turn(complete, world, messages, result, numbering, max_iterations) ->
 def _execute(world: World, call: ToolCall) -> Message:
     if call.malformed:
         # Never repair a model's broken JSON: the agent hears exactly what went wrong.
-        status, content = "error", _json_error(
-            f"arguments for {call.name} are not a valid JSON object: {call.raw_arguments[:200]}"
+        status, content = (
+            "error",
+            _json_error(
+                f"arguments for {call.name} are not a valid JSON object: {call.raw_arguments[:200]}"
+            ),
         )
     else:
         outcome = world.call(call.name, call.arguments)

@@ -9,8 +9,15 @@ class ModelConfigForm(forms.ModelForm):
     class Meta:
         model = ModelConfig
         fields = [
-            "name", "provider", "model_id", "base_url", "api_key_env",
-            "price_in", "price_out", "max_concurrency", "enabled",
+            "name",
+            "provider",
+            "model_id",
+            "base_url",
+            "api_key_env",
+            "price_in",
+            "price_out",
+            "max_concurrency",
+            "enabled",
         ]
         help_texts = {
             "api_key_env": "Name of the environment variable holding the key (never the key).",

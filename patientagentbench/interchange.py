@@ -96,7 +96,9 @@ def _jsonl_record(record, where: str) -> ImportedTrace:
     if record.get("format") not in (None, JSONL_FORMAT):
         raise ImportFormatError(f"{where}, field 'format': expected {JSONL_FORMAT!r}")
     get = _Getter(record, where)
-    calls = [_call(c, f"{where}, field 'tool_calls[{i}]'") for i, c in enumerate(get.list("tool_calls"))]
+    calls = [
+        _call(c, f"{where}, field 'tool_calls[{i}]'") for i, c in enumerate(get.list("tool_calls"))
+    ]
     messages = get.list("messages", required=False)
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or "role" not in message:
@@ -201,13 +203,20 @@ def _messages_from_calls(prompt: str, calls: list[dict], final: str) -> list[dic
     messages = [Message(role="user", content=prompt).to_dict()] if prompt else []
     for call in calls:
         tool_call = ToolCall(
-            id=call["id"], name=call["name"], raw_arguments=call["raw_arguments"],
+            id=call["id"],
+            name=call["name"],
+            raw_arguments=call["raw_arguments"],
             arguments=call["arguments"],
         )
         messages.append(Message(role="assistant", tool_calls=[tool_call]).to_dict())
         messages.append(
-            Message(role="tool", content=call["result"], tool_call_id=call["id"],
-                    tool_name=call["name"], status="ok").to_dict()
+            Message(
+                role="tool",
+                content=call["result"],
+                tool_call_id=call["id"],
+                tool_name=call["name"],
+                status="ok",
+            ).to_dict()
         )
     if final:
         messages.append(Message(role="assistant", content=final).to_dict())
@@ -353,7 +362,10 @@ def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
         first.setdefault(record.task_id, record)
     new = [
         Task(
-            suite=suite, task_id=task_id, category=r.category, difficulty=r.difficulty,
+            suite=suite,
+            task_id=task_id,
+            category=r.category,
+            difficulty=r.difficulty,
             prompt=r.prompt,
         )
         for task_id, r in first.items()

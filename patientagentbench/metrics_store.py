@@ -42,8 +42,16 @@ def run_traces(run_id: int):
         Trace.objects.filter(run_id=run_id, status__in=METRIC_STATUSES)
         .select_related("task")
         .only(
-            "task__task_id", "task__category", "task__difficulty", "model_name",
-            "temperature", "tool_calls", "final_response", "error", "correct", "status",
+            "task__task_id",
+            "task__category",
+            "task__difficulty",
+            "model_name",
+            "temperature",
+            "tool_calls",
+            "final_response",
+            "error",
+            "correct",
+            "status",
         )
     )
 

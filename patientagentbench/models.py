@@ -238,3 +238,6 @@ class CellMetrics(models.Model):
                 nulls_distinct=False,
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id}/{self.model_name}/T={self.temperature}"

@@ -100,9 +100,7 @@ def enqueue_queued(run_id: int) -> int:
     from patientagentbench.tasks import execute_trace_job
 
     ids = list(
-        Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).values_list(
-            "pk", flat=True
-        )
+        Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).values_list("pk", flat=True)
     )
     for trace_id in ids:
         execute_trace_job.delay(trace_id)
@@ -137,7 +135,10 @@ def _converse(trace: Trace):
     suite, task, model = trace.task.suite, trace.task, trace.model
     world = build_world(suite)
     provider = build_provider(
-        model.provider, model.model_id, model.base_url, model.api_key_env,
+        model.provider,
+        model.model_id,
+        model.base_url,
+        model.api_key_env,
         timeout=settings.PROVIDER_TIMEOUT_S,
     )
     context = CallContext(
@@ -277,9 +278,7 @@ def resume_run(run_id: int) -> int:
             return 0
         requeued = (
             Trace.objects.filter(run=run)
-            .filter(
-                status__in=[Trace.Status.CANCELLED]
-            )
+            .filter(status__in=[Trace.Status.CANCELLED])
             .update(status=Trace.Status.QUEUED, end_reason="", error="")
         )
         requeued += Trace.objects.filter(

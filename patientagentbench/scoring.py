@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from patientagentbench.analysis import correctness
-from patientagentbench.analysis.metrics import TraceData, cell_metrics
+from patientagentbench.analysis.metrics import TraceData
 
 
 def score_trace(trace) -> None:

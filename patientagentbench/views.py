@@ -127,8 +127,17 @@ def run_detail(request, pk):
 def _run_context(run: Run) -> dict:
     traces = list(
         run.traces.select_related("task").only(
-            "pk", "run_id", "status", "model_name", "temperature", "repetition", "end_reason",
-            "task__task_id", "correct", "error", "cost",
+            "pk",
+            "run_id",
+            "status",
+            "model_name",
+            "temperature",
+            "repetition",
+            "end_reason",
+            "task__task_id",
+            "correct",
+            "error",
+            "cost",
         )
     )
     return {
@@ -195,4 +204,3 @@ def trace_detail(request, pk):
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
-

@@ -27,8 +27,13 @@ def browser():
         browser = playwright.chromium.launch(
             executable_path=executable,
             args=[
-                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
             ],
         )
         yield browser
@@ -49,8 +54,9 @@ def celery_worker_thread(transactional_db):
     """A real Celery worker consuming the app's broker, in a thread so it shares the test DB."""
     from celery.contrib.testing.worker import start_worker
 
-    with start_worker(celery_app, pool="threads", concurrency=2, perform_ping_check=False,
-                      shutdown_timeout=30):
+    with start_worker(
+        celery_app, pool="threads", concurrency=2, perform_ping_check=False, shutdown_timeout=30
+    ):
         yield
 
 

@@ -18,7 +18,12 @@ def test_admin_launches_a_run_and_watches_it_complete(
     page.fill("#id_repetitions", "2")
     page.select_option(
         "#id_tasks",
-        [str(t.pk) for t in office_suite.tasks.filter(task_id__in=["retrieve-001", "schedule-001", "compute-001"])],
+        [
+            str(t.pk)
+            for t in office_suite.tasks.filter(
+                task_id__in=["retrieve-001", "schedule-001", "compute-001"]
+            )
+        ],
     )
     expect(page.get_by_test_id("job-count")).to_have_text("6")  # 3 tasks × 1 model × 2 runs
     screenshot(page, "launch-form")
@@ -50,11 +55,17 @@ def test_admin_adds_a_model_and_sees_key_status(page, live_server, admin_user, d
     assert ModelConfig.objects.filter(name="local-vllm").exists()
 
 
-def test_researcher_reads_runs_but_cannot_launch(page, live_server, researcher, office_suite, sim_models):
+def test_researcher_reads_runs_but_cannot_launch(
+    page, live_server, researcher, office_suite, sim_models
+):
     from patientagentbench import runs
 
-    run = runs.launch_run(suite=office_suite, models=sim_models[:1],
-                          tasks=list(office_suite.tasks.all()[:2]), enqueue=False)
+    run = runs.launch_run(
+        suite=office_suite,
+        models=sim_models[:1],
+        tasks=list(office_suite.tasks.all()[:2]),
+        enqueue=False,
+    )
     runs.execute_inline(run)
     log_in(page, live_server, researcher.username)
     expect(page.locator("h1")).to_have_text("Runs")
@@ -66,7 +77,9 @@ def test_researcher_reads_runs_but_cannot_launch(page, live_server, researcher, 
     assert response.status == 403
 
 
-def test_clinician_sees_only_their_review_page(page, live_server, clinician, office_suite, sim_models):
+def test_clinician_sees_only_their_review_page(
+    page, live_server, clinician, office_suite, sim_models
+):
     log_in(page, live_server, clinician.username)
     expect(page.locator("h1")).to_have_text("My reviews")
     content = page.content()

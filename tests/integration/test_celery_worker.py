@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.services import require_services
 from patientagentbench import runs
 from patientagentbench.models import Run, Trace
 from patientagentbench.tasks import execute_trace_job
+from tests.services import require_services
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,9 +34,26 @@ def worker(transactional_db, tmp_path):
     }
     log = (tmp_path / "worker.log").open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "patientagentbench", "worker", "--pool", "threads",
-         "--concurrency", "4", "--loglevel", "INFO", "--hostname", f"test-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "patientagentbench",
+            "worker",
+            "--pool",
+            "threads",
+            "--concurrency",
+            "4",
+            "--loglevel",
+            "INFO",
+            "--hostname",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
     while not runs.worker_alive():
@@ -63,8 +80,12 @@ def _wait_until_ended(run: Run, timeout: float = 120) -> None:
 
 
 @pytest.mark.services
-def test_worker_process_executes_a_run_and_a_redelivered_job_writes_one_trace(worker, office_suite, sim_models):
-    run = runs.launch_run(suite=office_suite, models=sim_models, repetitions=2)  # enqueued on commit
+def test_worker_process_executes_a_run_and_a_redelivered_job_writes_one_trace(
+    worker, office_suite, sim_models
+):
+    run = runs.launch_run(
+        suite=office_suite, models=sim_models, repetitions=2
+    )  # enqueued on commit
     _wait_until_ended(run)
     assert run.status == Run.Status.FINISHED
     counts = runs.progress(run.pk)
@@ -85,9 +106,23 @@ def test_worker_process_executes_a_run_and_a_redelivered_job_writes_one_trace(wo
 def test_run_benchmark_wait_against_the_worker(worker, office_suite, sim_models):
     env = {**os.environ, "DATABASE_URL": _database_url_for_test_db()}
     result = subprocess.run(
-        [sys.executable, "manage.py", "run_benchmark", "--suite", "office-19", "--models",
-         "sim-steady", "--runs", "3", "--wait"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "manage.py",
+            "run_benchmark",
+            "--suite",
+            "office-19",
+            "--models",
+            "sim-steady",
+            "--runs",
+            "3",
+            "--wait",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     run_id = int(result.stdout.split()[0])

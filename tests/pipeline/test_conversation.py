@@ -4,8 +4,8 @@ import json
 
 from patientagentbench.conversation import TaskUser, run_conversation
 from patientagentbench.providers.types import Completion, ToolCall
-from sandbox.office import OfficeWorld
 from patientagentbench.suites import SUITES_DIR
+from sandbox.office import OfficeWorld
 
 SUITE = json.loads((SUITES_DIR / "office-19.json").read_text())
 
@@ -78,7 +78,10 @@ def test_unknown_tool_is_an_error_to_the_agent_not_a_crash():
 def test_max_iterations_ends_the_conversation():
     looping = [Completion("", [call("get_weather", '{"city": "austin"}')]) for _ in range(3)]
     result = run_conversation(
-        complete=scripted(*looping), world=world(), user=TaskUser("x"), system_prompt="s",
+        complete=scripted(*looping),
+        world=world(),
+        user=TaskUser("x"),
+        system_prompt="s",
         max_iterations=3,
     )
     assert result.end_reason == "max_iterations"
@@ -89,7 +92,9 @@ def test_a_provider_exception_is_kept_as_the_error():
     def complete(messages):
         raise RuntimeError("upstream said no")
 
-    result = run_conversation(complete=complete, world=world(), user=TaskUser("x"), system_prompt="s")
+    result = run_conversation(
+        complete=complete, world=world(), user=TaskUser("x"), system_prompt="s"
+    )
     assert result.end_reason == "error"
     assert "upstream said no" in result.error
 

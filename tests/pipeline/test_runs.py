@@ -12,7 +12,9 @@ pytestmark = pytest.mark.django_db
 
 def _launch(suite, models, **kwargs):
     kwargs.setdefault("repetitions", 2)
-    kwargs.setdefault("tasks", list(suite.tasks.filter(task_id__in=["retrieve-001", "compute-001"])))
+    kwargs.setdefault(
+        "tasks", list(suite.tasks.filter(task_id__in=["retrieve-001", "compute-001"]))
+    )
     return runs.launch_run(suite=suite, models=models, enqueue=False, **kwargs)
 
 
@@ -32,7 +34,9 @@ def test_inline_run_finishes_with_traces_metrics_and_correctness(office_suite, s
     assert trace.status == Trace.Status.DONE
     assert trace.messages[0]["role"] == "system"
     assert trace.messages[1] == {**trace.messages[1], "role": "user", "content": trace.task.prompt}
-    assert [c["id"] for c in trace.tool_calls] == [f"t{i}" for i in range(1, len(trace.tool_calls) + 1)]
+    assert [c["id"] for c in trace.tool_calls] == [
+        f"t{i}" for i in range(1, len(trace.tool_calls) + 1)
+    ]
     assert trace.correctness is not None and trace.correctness["checks"]
     assert trace.final_state and trace.tokens_in > 0
     assert run.cell_metrics.count() == 2 * 2  # tasks × models at one temperature
@@ -86,8 +90,11 @@ def test_cancel_stops_queued_jobs_and_resume_runs_them(office_suite, sim_models)
 
 def test_spend_limit_stops_the_run(office_suite, db):
     priced = ModelConfig.objects.create(
-        name="sim-priced", provider="simulated", model_id="sim-steady",
-        price_in=Decimal("100000"), price_out=Decimal("100000"),
+        name="sim-priced",
+        provider="simulated",
+        model_id="sim-steady",
+        price_in=Decimal("100000"),
+        price_out=Decimal("100000"),
     )
     run = _launch(office_suite, [priced], spend_limit=Decimal("1"))
     runs.execute_inline(run)

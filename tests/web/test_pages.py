@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def finished_run(office_suite, sim_models):
     run = runs.launch_run(
-        suite=office_suite, models=sim_models, repetitions=2,
+        suite=office_suite,
+        models=sim_models,
+        repetitions=2,
         tasks=list(office_suite.tasks.filter(task_id__in=["retrieve-001", "schedule-001"])),
         enqueue=False,
     )
@@ -26,8 +28,12 @@ def finished_run(office_suite, sim_models):
 
 def test_model_list_shows_whether_a_key_is_set_never_the_key(client, admin_user, monkeypatch):
     monkeypatch.setenv("PAB_TEST_KEY", "sk-very-secret-value")
-    ModelConfig.objects.create(name="gpt", provider="openai", model_id="gpt-4.1", api_key_env="PAB_TEST_KEY")
-    ModelConfig.objects.create(name="claude", provider="anthropic", model_id="c", api_key_env="PAB_UNSET_KEY")
+    ModelConfig.objects.create(
+        name="gpt", provider="openai", model_id="gpt-4.1", api_key_env="PAB_TEST_KEY"
+    )
+    ModelConfig.objects.create(
+        name="claude", provider="anthropic", model_id="c", api_key_env="PAB_UNSET_KEY"
+    )
     client.force_login(admin_user)
     body = client.get(reverse("model_list")).content.decode()
     assert "PAB_TEST_KEY set" in body and "PAB_UNSET_KEY not set" in body
@@ -36,11 +42,20 @@ def test_model_list_shows_whether_a_key_is_set_never_the_key(client, admin_user,
 
 def test_create_edit_and_disable_a_model(client, admin_user):
     client.force_login(admin_user)
-    response = client.post(reverse("model_create"), {
-        "name": "local-llama", "provider": "openai_compatible", "model_id": "llama3",
-        "base_url": "http://127.0.0.1:11434/v1", "api_key_env": "", "price_in": "0",
-        "price_out": "0", "max_concurrency": 4, "enabled": "on",
-    })
+    response = client.post(
+        reverse("model_create"),
+        {
+            "name": "local-llama",
+            "provider": "openai_compatible",
+            "model_id": "llama3",
+            "base_url": "http://127.0.0.1:11434/v1",
+            "api_key_env": "",
+            "price_in": "0",
+            "price_out": "0",
+            "max_concurrency": 4,
+            "enabled": "on",
+        },
+    )
     assert response.status_code == 302
     model = ModelConfig.objects.get(name="local-llama")
     client.post(reverse("model_toggle", args=[model.pk]))
@@ -50,37 +65,59 @@ def test_create_edit_and_disable_a_model(client, admin_user):
 
 def test_openai_compatible_without_base_url_is_refused(client, admin_user):
     client.force_login(admin_user)
-    response = client.post(reverse("model_create"), {
-        "name": "x", "provider": "openai_compatible", "model_id": "m", "price_in": "0",
-        "price_out": "0", "max_concurrency": 4,
-    })
+    response = client.post(
+        reverse("model_create"),
+        {
+            "name": "x",
+            "provider": "openai_compatible",
+            "model_id": "m",
+            "price_in": "0",
+            "price_out": "0",
+            "max_concurrency": 4,
+        },
+    )
     assert response.status_code == 200
     assert "needs a base URL" in response.content.decode()
     assert not ModelConfig.objects.filter(name="x").exists()
 
 
 def test_launch_preview_counts_jobs_and_cost(client, admin_user, office_suite, sim_models):
-    priced = ModelConfig.objects.create(name="p", provider="simulated", model_id="sim-steady",
-                                        price_in=1, price_out=2)
+    priced = ModelConfig.objects.create(
+        name="p", provider="simulated", model_id="sim-steady", price_in=1, price_out=2
+    )
     client.force_login(admin_user)
-    response = client.get(reverse("run_preview"), {
-        "suite": office_suite.pk, "models": [sim_models[0].pk, priced.pk],
-        "repetitions": 10, "temperatures": "0, 1.0",
-    }, headers={"HX-Request": "true"})
+    response = client.get(
+        reverse("run_preview"),
+        {
+            "suite": office_suite.pk,
+            "models": [sim_models[0].pk, priced.pk],
+            "repetitions": 10,
+            "temperatures": "0, 1.0",
+        },
+        headers={"HX-Request": "true"},
+    )
     body = response.content.decode()
     assert ">760<" in body  # 19 tasks × 2 models × 2 temperatures × 10 runs
     assert "<html" not in body  # only the partial
 
 
-def test_launch_form_creates_a_run_and_queues_its_jobs(client, admin_user, office_suite, sim_models, django_capture_on_commit_callbacks, monkeypatch):
+def test_launch_form_creates_a_run_and_queues_its_jobs(
+    client, admin_user, office_suite, sim_models, django_capture_on_commit_callbacks, monkeypatch
+):
     sent = []
     monkeypatch.setattr("patientagentbench.tasks.execute_trace_job.delay", sent.append)
     client.force_login(admin_user)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse("run_launch"), {
-            "suite": office_suite.pk, "models": [m.pk for m in sim_models],
-            "repetitions": 3, "temperatures": "1.0", "max_iterations": 10,
-        })
+        response = client.post(
+            reverse("run_launch"),
+            {
+                "suite": office_suite.pk,
+                "models": [m.pk for m in sim_models],
+                "repetitions": 3,
+                "temperatures": "1.0",
+                "max_iterations": 10,
+            },
+        )
     run = Run.objects.get()
     assert response["Location"] == reverse("run_detail", args=[run.pk])
     assert run.traces.count() == 19 * 2 * 3 == len(sent)
@@ -97,7 +134,9 @@ def test_run_detail_polls_while_active_and_stops_when_done(client, researcher, f
     assert live.status_code == 200 and 'hx-trigger="every 1s"' in live.content.decode()
 
 
-def test_run_detail_query_count_does_not_grow_with_traces(client, researcher, finished_run, office_suite, sim_models):
+def test_run_detail_query_count_does_not_grow_with_traces(
+    client, researcher, finished_run, office_suite, sim_models
+):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -116,10 +155,28 @@ def test_run_detail_query_count_does_not_grow_with_traces(client, researcher, fi
 def test_trace_page_escapes_model_and_tool_text(client, researcher, finished_run):
     trace = finished_run.traces.first()
     evil = "<script>alert('x')</script>"
-    messages = trace.messages + [{"role": "assistant", "content": evil, "tool_calls": [
-        {"id": "t99", "name": "create_note", "raw_arguments": json.dumps({"title": evil}),
-         "arguments": {"title": evil}, "provider_id": "call_zz", "malformed": False}]},
-        {"role": "tool", "content": json.dumps({"note": evil}), "tool_call_id": "t99", "status": "ok"}]
+    messages = trace.messages + [
+        {
+            "role": "assistant",
+            "content": evil,
+            "tool_calls": [
+                {
+                    "id": "t99",
+                    "name": "create_note",
+                    "raw_arguments": json.dumps({"title": evil}),
+                    "arguments": {"title": evil},
+                    "provider_id": "call_zz",
+                    "malformed": False,
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "content": json.dumps({"note": evil}),
+            "tool_call_id": "t99",
+            "status": "ok",
+        },
+    ]
     Trace.objects.filter(pk=trace.pk).update(messages=messages, final_response=evil)
     client.force_login(researcher)
     body = client.get(reverse("trace_detail", args=[trace.pk])).content.decode()
@@ -129,7 +186,9 @@ def test_trace_page_escapes_model_and_tool_text(client, researcher, finished_run
 
 
 def test_trace_page_shows_tool_cards_side_effects_and_state(client, researcher, finished_run):
-    trace = finished_run.traces.get(task__task_id="retrieve-001", model_name="sim-steady", repetition=0)
+    trace = finished_run.traces.get(
+        task__task_id="retrieve-001", model_name="sim-steady", repetition=0
+    )
     client.force_login(researcher)
     body = client.get(reverse("trace_detail", args=[trace.pk])).content.decode()
     assert "send_email" in body and "email_sent" in body
@@ -143,8 +202,14 @@ def test_no_secret_key_refuses_to_start_without_debug():
 
     env = {**os.environ, "DEBUG": "false", "SECRET_KEY": ""}
     result = subprocess.run(
-        [sys.executable, "-c", "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='patientagentbench.settings'; django.setup()"],
-        env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='patientagentbench.settings'; django.setup()",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr

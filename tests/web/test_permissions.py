@@ -16,8 +16,10 @@ EVERYONE = {"admin", "researcher", "clinician", "outsider_denied"}
 @pytest.fixture
 def world(office_suite, sim_models):
     run = runs.launch_run(
-        suite=office_suite, models=sim_models[:1],
-        tasks=list(office_suite.tasks.all()[:1]), enqueue=False,
+        suite=office_suite,
+        models=sim_models[:1],
+        tasks=list(office_suite.tasks.all()[:1]),
+        enqueue=False,
     )
     return {"run": run, "trace": run.traces.first(), "model": sim_models[0]}
 
@@ -41,7 +43,12 @@ def matrix(world):
 
 @pytest.mark.parametrize("persona", ["admin", "researcher", "clinician", "outsider", "anonymous"])
 def test_permission_matrix(client, world, persona, admin_user, researcher, clinician, outsider):
-    users = {"admin": admin_user, "researcher": researcher, "clinician": clinician, "outsider": outsider}
+    users = {
+        "admin": admin_user,
+        "researcher": researcher,
+        "clinician": clinician,
+        "outsider": outsider,
+    }
     if persona in users:
         client.force_login(users[persona])
     for name, args, method, allowed in matrix(world):

@@ -114,7 +114,5 @@ class Command(BaseCommand):
         width = 30
         filled = width * counts["percent"] // 100
         bar = "#" * filled + "-" * (width - filled)
-        self.stdout.write(
-            f"\r[{bar}] {counts['ended']}/{counts['total']} ({status})", ending=""
-        )
+        self.stdout.write(f"\r[{bar}] {counts['ended']}/{counts['total']} ({status})", ending="")
         self.stdout.flush()

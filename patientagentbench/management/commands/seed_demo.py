@@ -65,8 +65,12 @@ class Command(BaseCommand):
             self.stdout.write("Demo run already present.")
             return
         run = runs.launch_run(
-            suite=suite, models=models, repetitions=repetitions, temperatures=[1.0],
-            label=DEMO_RUN_LABEL, enqueue=False,
+            suite=suite,
+            models=models,
+            repetitions=repetitions,
+            temperatures=[1.0],
+            label=DEMO_RUN_LABEL,
+            enqueue=False,
         )
         runs.execute_inline(run)
         run.refresh_from_db()

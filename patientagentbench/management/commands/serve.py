@@ -1,3 +1,4 @@
+import contextlib
 import signal
 import subprocess
 import sys
@@ -16,14 +17,26 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         worker = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "patientagentbench", "worker",
-                "--pool", "threads", "--concurrency", str(options["concurrency"]),
-                "--loglevel", "INFO",
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "patientagentbench",
+                "worker",
+                "--pool",
+                "threads",
+                "--concurrency",
+                str(options["concurrency"]),
+                "--loglevel",
+                "INFO",
             ]
         )
         web = subprocess.Popen(
             [
-                sys.executable, "manage.py", "runserver", "--noreload",
+                sys.executable,
+                "manage.py",
+                "runserver",
+                "--noreload",
                 f"{options['host']}:{options['port']}",
             ]
         )
@@ -33,10 +46,8 @@ class Command(BaseCommand):
         )
         try:
             while worker.poll() is None and web.poll() is None:
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     web.wait(timeout=1)
-                except subprocess.TimeoutExpired:
-                    pass
         except KeyboardInterrupt:
             pass
         finally:
