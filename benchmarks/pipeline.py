@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -109,6 +110,8 @@ def main() -> None:
 
         counts = runs.progress(run.pk)
         calls = len(server.requests)
+        workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        own_cpu = resource.getrusage(resource.RUSAGE_SELF)
         ideal = calls * LATENCY / concurrency
         jobs = counts["total"]
         print(
@@ -122,6 +125,11 @@ def main() -> None:
         print(f"wall time (workers): {wall:.2f} s")
         print(f"ideal calls × latency / concurrency: {ideal:.2f} s")
         print(f"ratio wall / ideal: {wall / ideal:.2f} (target ≤ 1.5)")
+        print(
+            f"CPU seconds: workers {workers_cpu.ru_utime + workers_cpu.ru_stime:.1f}, "
+            f"this process (stub server, setup) {own_cpu.ru_utime + own_cpu.ru_stime:.1f}; "
+            f"{os.cpu_count()} cores"
+        )
 
         sequential, timed_jobs = sequential_loop(
             server, suite, models, args.runs, args.sequential_jobs

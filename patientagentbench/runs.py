@@ -19,7 +19,7 @@ from django.utils import timezone
 from patientagentbench.conversation import EndConversation, TaskUser, run_conversation
 from patientagentbench.limits import provider_slot
 from patientagentbench.models import ModelConfig, Run, Suite, Task, Trace, WorkerHeartbeat
-from patientagentbench.providers.factory import build_provider
+from patientagentbench.providers.factory import shared_provider
 from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.providers.types import CallContext
 from patientagentbench.worlds import build_world
@@ -134,7 +134,7 @@ def execute_trace(trace_id: int) -> None:
 def _converse(trace: Trace):
     suite, task, model = trace.task.suite, trace.task, trace.model
     world = build_world(suite)
-    provider = build_provider(
+    provider = shared_provider(
         model.provider,
         model.model_id,
         model.base_url,
@@ -179,12 +179,14 @@ def _converse(trace: Trace):
 
 
 def _check_run_may_continue(run_id: int) -> None:
-    run = Run.objects.only("status", "spend_limit", "spent").get(pk=run_id)
-    if run.status == Run.Status.CANCELLED:
+    status, spend_limit, spent = Run.objects.filter(pk=run_id).values_list(
+        "status", "spend_limit", "spent"
+    )[0]
+    if status == Run.Status.CANCELLED:
         raise EndConversation("cancelled")
-    if run.status == Run.Status.STOPPED:
+    if status == Run.Status.STOPPED:
         raise EndConversation("spend_limit")
-    if run.spend_limit is not None and run.spent >= run.spend_limit:
+    if spend_limit is not None and spent >= spend_limit:
         stop_at_spend_limit(run_id)
         raise EndConversation("spend_limit")
 
@@ -233,9 +235,10 @@ def progress(run_id: int) -> dict[str, int]:
 
 
 def finish_run_if_done(run_id: int) -> None:
-    counts = progress(run_id)
-    if counts["queued"] or counts["running"]:
+    unfinished = (Trace.Status.QUEUED, Trace.Status.RUNNING)
+    if Trace.objects.filter(run_id=run_id, status__in=unfinished).exists():
         return
+    counts = progress(run_id)
     failed = counts["done"] == 0 and counts["error"] > 0
     Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
         status=Run.Status.FAILED if failed else Run.Status.FINISHED, finished_at=timezone.now()

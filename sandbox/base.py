@@ -152,8 +152,8 @@ class World:
 
     def __init__(self, state: dict[str, Any], schemas: list[dict[str, Any]]) -> None:
         # Deep copies: a trace must never change the suite data or another trace's world.
-        self._state = copy.deepcopy(state)
-        self._schemas = {schema["name"]: copy.deepcopy(schema) for schema in schemas}
+        self._state = _json_copy(state)  # JSON data: a JSON round trip copies it ~5× faster
+        self._schemas = {schema["name"]: _json_copy(schema) for schema in schemas}
         self._side_effects: list[dict[str, Any]] = []
         unimplemented = sorted(set(self._schemas) - set(self.tools))
         if unimplemented:
@@ -161,15 +161,15 @@ class World:
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """The tools as {name, description, parameters}, in the suite's order."""
-        return copy.deepcopy(list(self._schemas.values()))
+        return _json_copy(list(self._schemas.values()))
 
     @property
     def side_effects(self) -> list[dict[str, Any]]:
         """Every state change so far, oldest first, each {"kind": ..., ...}."""
-        return copy.deepcopy(self._side_effects)
+        return _json_copy(self._side_effects)
 
     def final_state(self) -> dict[str, Any]:
-        return copy.deepcopy(self._state)
+        return _json_copy(self._state)
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> ToolResult:
         """Run one tool call. Never raises: every problem becomes an error result."""

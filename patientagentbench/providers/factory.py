@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 
 from .types import Provider, ProviderError
@@ -71,3 +72,26 @@ def _openai_compatible(
         timeout=timeout,
         provider_name="openai_compatible",
     )
+
+
+_shared: dict[tuple, Provider] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_provider(
+    provider: str, model_id: str, base_url: str = "", api_key_env: str = "", timeout: float = 60.0
+) -> Provider:
+    """One provider (and so one SDK client and connection pool) per config per process.
+
+    Building an SDK client loads the CA bundle (~10 ms of CPU); at hundreds of jobs a minute
+    that would cost more than the calls. SDK clients are thread-safe. The key's current value
+    is part of the cache key, so a rotated key takes effect on the next job.
+    """
+    env_name = api_key_env or DEFAULT_KEY_ENV.get(provider, "")
+    cache_key = (provider, model_id, base_url, env_name, os.environ.get(env_name, ""), timeout)
+    with _shared_lock:
+        if cache_key not in _shared:
+            _shared[cache_key] = build_provider(
+                provider, model_id, base_url, api_key_env, timeout=timeout
+            )
+        return _shared[cache_key]
