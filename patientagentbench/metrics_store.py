@@ -13,17 +13,22 @@ from patientagentbench.scoring import trace_data
 METRIC_STATUSES = (Trace.Status.DONE, Trace.Status.ERROR)
 
 
-def cells_of(traces) -> dict[tuple, list]:
+def cells_of(traces, by_task_name: bool = False) -> dict[tuple, list]:
     cells: dict[tuple, list] = defaultdict(list)
     for trace in traces:
-        cells[(trace.task_id, trace.model_name, trace.temperature)].append(trace)
+        task = trace.task.task_id if by_task_name else trace.task_id
+        cells[(task, trace.model_name, trace.temperature)].append(trace)
     return cells
 
 
-def compute_cells(traces) -> list[dict]:
-    """One row per cell with its metrics; errored traces are counted, not measured."""
+def compute_cells(traces, by_task_name: bool = False) -> list[dict]:
+    """One row per cell with its metrics; errored traces are counted, not measured.
+
+    Within a run a cell is (task row, model, temperature); across runs, tasks are matched by
+    their task id so imported and generated traces of one task form one cell.
+    """
     rows = []
-    for (_task_pk, model_name, temperature), members in cells_of(traces).items():
+    for (_task, model_name, temperature), members in cells_of(traces, by_task_name).items():
         values = cell_metrics([trace_data(t) for t in members])
         rows.append(
             {
@@ -37,22 +42,22 @@ def compute_cells(traces) -> list[dict]:
     return rows
 
 
-def run_traces(run_id: int):
-    return (
-        Trace.objects.filter(run_id=run_id, status__in=METRIC_STATUSES)
-        .select_related("task")
-        .only(
-            "task__task_id",
-            "task__category",
-            "task__difficulty",
-            "model_name",
-            "temperature",
-            "tool_calls",
-            "final_response",
-            "error",
-            "correct",
-            "status",
-        )
+def run_traces(run_id: int | None):
+    """The traces metrics are computed on: one run's, or every run's when run_id is None."""
+    traces = Trace.objects.filter(status__in=METRIC_STATUSES)
+    if run_id is not None:
+        traces = traces.filter(run_id=run_id)
+    return traces.select_related("task").only(
+        "task__task_id",
+        "task__category",
+        "task__difficulty",
+        "model_name",
+        "temperature",
+        "tool_calls",
+        "final_response",
+        "error",
+        "correct",
+        "status",
     )
 
 

@@ -325,8 +325,11 @@ def independent_comparison(
     pooled_sd = math.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1)) / df)
     if pooled_sd == 0:
         return result | {"p": None, "cohens_d": None, "reason": "both groups are constant"}
-    student = stats.ttest_ind(a, b, equal_var=True)
-    welch = stats.ttest_ind(a, b, equal_var=False)
+    with warnings.catch_warnings():
+        # scipy warns of precision loss when a group is constant (a category all at TSS 1).
+        warnings.simplefilter("ignore", RuntimeWarning)
+        student = stats.ttest_ind(a, b, equal_var=True)
+        welch = stats.ttest_ind(a, b, equal_var=False)
     scale = math.sqrt(len(a) * len(b) / (len(a) + len(b)))
     return result | {
         "t": float(student.statistic),
@@ -763,8 +766,10 @@ def full_report(
     include_mixed_model: bool = True,
     bootstrap_resamples: int = 2000,
     threshold: float = MEDIAN_SPLIT_TSS,
+    published_headline: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Every table and test above, JSON-ready (NaN -> None)."""
+    """Every table and test above, JSON-ready (NaN -> None). `published_headline` (the
+    "headline" part of `figures.load_published`) puts the paper's values beside ours."""
     if frame.empty:
         return jsonable({"n_cells": 0, "error": "the study has no cells"})
     report: dict[str, Any] = {
@@ -797,11 +802,13 @@ def full_report(
         if include_mixed_model
         else {"skipped": "include_mixed_model=False"}
     )
-    report["headline"] = headline_figures(report)
+    report["headline"] = headline_figures(report, published_headline)
     return jsonable(report)
 
 
-def headline_figures(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+def headline_figures(
+    report: Mapping[str, Any], published: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """This study's values under the names of the paper's paper-headline-figures.csv, so the
     two can be shown side by side (percentages where the paper gives percentages)."""
 
@@ -833,7 +840,19 @@ def headline_figures(report: Mapping[str, Any]) -> list[dict[str, Any]]:
         ("anova_ac_F", get("anova", "ac", "F")),
         ("split_half_tss_r", get("split_half", "tss", "r")),
     ]
-    return [{"figure": name, "value": value} for name, value in rows]
+    published = published or {}
+    return [
+        {"figure": name, "value": value}
+        | (
+            {
+                "published": published[name].get("value"),
+                "published_note": published[name].get("note"),
+            }
+            if name in published
+            else {}
+        )
+        for name, value in rows
+    ]
 
 
 def report_tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:

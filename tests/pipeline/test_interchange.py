@@ -1,0 +1,166 @@
+"""Import and export through the CLI: the paper's release format, our JSONL, atomic errors."""
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from patientagentbench import runs
+from patientagentbench.models import Run, Suite, Trace
+
+pytestmark = pytest.mark.django_db
+
+GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "consistency-cases.json"
+
+
+def run_cli(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def golden_file(tmp_path):
+    path = tmp_path / "consistency-cases.json"
+    path.write_text(GOLDEN.read_text())
+    return path
+
+
+def test_golden_cells_reproduced_through_import_and_consistency_report(golden_file):
+    printed = run_cli("import_traces", str(golden_file))
+    assert "into run" in printed and "consistency-cases" in printed
+    report = {
+        (r["model"], r["task_id"]): r
+        for r in json.loads(run_cli("consistency_report", "--format", "json"))
+    }
+    cells = json.loads(GOLDEN.read_text())
+    assert len(report) == len(cells)
+    for cell in cells:
+        row = report[(cell["model"], cell["task_id"])]
+        assert row["temperature"] is None
+        expected = cell["expected"]
+        valid = sum(1 for t in cell["traces"] if not t.get("error"))
+        assert row["n_valid"] == valid
+        assert row["n_error"] == len(cell["traces"]) - valid
+        if expected is None:
+            assert row["tss"] is None and row["ac"] is None
+            assert row["divergence_point"] is None and row["output_exact_match"] is None
+            continue
+        for ours, theirs in [
+            ("tss", "tss"),
+            ("ac", "ac"),
+            ("unique_sequences", "unique_sequences"),
+            ("divergence_point", "divergence_point"),
+            ("output_exact_match", "output_exact_match_rate"),
+        ]:
+            if expected[theirs] is None:
+                assert row[ours] is None, (cell["task_id"], ours)
+            else:
+                assert row[ours] == pytest.approx(expected[theirs], abs=1e-9), (
+                    cell["task_id"],
+                    ours,
+                )
+        assert row["correct_rate"] is None  # synthetic tasks carry no criteria
+
+
+def test_release_import_error_names_record_and_field_and_writes_nothing(golden_file):
+    cells = json.loads(golden_file.read_text())
+    cells[3]["traces"][1]["tool_calls"][0]["arguments"] = "not an object"
+    golden_file.write_text(json.dumps(cells))
+    with pytest.raises(CommandError) as error:
+        run_cli("import_traces", str(golden_file))
+    assert "cell 3" in str(error.value) and "trace 1" in str(error.value)
+    assert "arguments" in str(error.value) and "Nothing was imported" in str(error.value)
+    assert Run.objects.count() == Trace.objects.count() == Suite.objects.count() == 0
+
+
+def test_jsonl_bad_line_names_the_line_and_field(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        json.dumps({"task_id": "x", "model": "m", "tool_calls": []})
+        + "\n"
+        + json.dumps({"task_id": "x", "model": 5, "tool_calls": []})
+        + "\n"
+    )
+    with pytest.raises(CommandError, match=r"line 2, field 'model': must be a string"):
+        run_cli("import_traces", str(path))
+    assert Trace.objects.count() == 0
+
+
+def test_export_then_import_round_trips(tmp_path, office_suite, sim_models):
+    run = runs.launch_run(
+        suite=office_suite,
+        models=sim_models,
+        repetitions=2,
+        tasks=list(office_suite.tasks.all()[:3]),
+        enqueue=False,
+    )
+    runs.execute_inline(run)
+    out = tmp_path / "traces.jsonl"
+    assert "Exported 12 traces" in run_cli("export_traces", "--run", str(run.pk), "--out", str(out))
+    printed = run_cli("import_traces", str(out))
+    assert "Imported 12 traces" in printed and "suite office-19" in printed
+    imported = Run.objects.get(source=Run.Source.IMPORTED)
+    fields = [
+        "task__task_id",
+        "model_name",
+        "temperature",
+        "repetition",
+        "tool_calls",
+        "messages",
+        "final_response",
+        "side_effects",
+        "final_state",
+        "correct",
+        "status",
+    ]
+    original = list(
+        run.traces.order_by("task__task_id", "model_name", "repetition").values(*fields)
+    )
+    again = list(
+        imported.traces.order_by("task__task_id", "model_name", "repetition").values(*fields)
+    )
+    assert original == again
+    first = json.loads(run_cli("consistency_report", "--run", str(run.pk), "--format", "json"))
+    second = json.loads(
+        run_cli("consistency_report", "--run", str(imported.pk), "--format", "json")
+    )
+    assert first == second
+
+
+def test_traces_of_unknown_tasks_go_under_a_suite_named_after_the_file(tmp_path, office_suite):
+    path = tmp_path / "Other Bench 2026.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "task_id": "new-task",
+                "model": "m",
+                "tool_calls": [{"name": "lookup", "arguments": {"q": 1}}],
+                "final_response": "ok",
+            }
+        )
+        + "\n"
+    )
+    run_cli("import_traces", str(path))
+    suite = Suite.objects.get(name="other-bench-2026")
+    assert suite.kind == Suite.Kind.IMPORTED
+    assert suite.tasks.get().task_id == "new-task"
+
+
+def test_consistency_report_table_and_csv(office_suite, sim_models):
+    run = runs.launch_run(
+        suite=office_suite,
+        models=sim_models[:1],
+        repetitions=3,
+        tasks=list(office_suite.tasks.all()[:2]),
+        enqueue=False,
+    )
+    runs.execute_inline(run)
+    table = run_cli("consistency_report", "--run", str(run.pk))
+    assert "2 cells" in table and "tss" in table
+    csv_text = run_cli("consistency_report", "--run", str(run.pk), "--format", "csv")
+    assert csv_text.splitlines()[0].startswith("model,task_id,temperature")
+    rows = json.loads(run_cli("consistency_report", "--run", str(run.pk), "--format", "json"))
+    assert all(len(r["pass_hat_k"]) == r["n_valid"] == 3 for r in rows)

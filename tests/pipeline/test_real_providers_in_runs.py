@@ -1,0 +1,100 @@
+"""Whole runs against a local server speaking the OpenAI and Anthropic wire formats."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from patientagentbench import runs
+from patientagentbench.models import ModelConfig, Run, Trace
+from tests.fakes.llm_server import OPENAI, FakeLLMServer, error_reply
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+def test_a_model_added_with_add_model_runs_the_whole_suite(server, office_suite, monkeypatch):
+    monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local")
+    out = StringIO()
+    call_command(
+        "add_model",
+        "local",
+        "--provider",
+        "openai_compatible",
+        "--model",
+        "qwen",
+        "--base-url",
+        server.openai_base_url,
+        "--api-key-env",
+        "LOCAL_LLM_KEY",
+        "--price-in",
+        "1",
+        "--price-out",
+        "2",
+        stdout=out,
+    )
+    assert "Added model local" in out.getvalue()
+    model = ModelConfig.objects.get(name="local")
+    run = runs.launch_run(suite=office_suite, models=[model], repetitions=1, enqueue=False)
+    runs.execute_inline(run)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FINISHED
+    assert run.traces.filter(status=Trace.Status.DONE).count() == 19
+    trace = run.traces.first()
+    assert trace.tool_calls and trace.tool_calls[0]["id"] == "t1"
+    assert trace.tokens_in > 0 and trace.cost > 0
+    assert run.spent == sum(t.cost for t in run.traces.all())
+    bodies = server.bodies(OPENAI)
+    assert all(b["model"] == "qwen" and b["temperature"] == 1.0 for b in bodies)
+    assert {
+        h.get("Authorization") or h.get("authorization")
+        for h in (r.headers for r in server.requests)
+    } == {"Bearer sk-local"}
+
+
+def test_429_with_retry_after_is_retried_and_the_run_finishes(server, office_suite, settings):
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    server.script(
+        OPENAI, error_reply(429, "slow down", {"Retry-After": "0.05"}), error_reply(503, "busy")
+    )
+    model = ModelConfig.objects.create(
+        name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
+    )
+    run = runs.launch_run(
+        suite=office_suite,
+        models=[model],
+        repetitions=1,
+        enqueue=False,
+        tasks=list(office_suite.tasks.filter(task_id="retrieve-001")),
+    )
+    runs.execute_inline(run)
+    trace = run.traces.get()
+    assert trace.status == Trace.Status.DONE, trace.error
+    assert len(server.requests) >= 4  # two failures, then the conversation
+
+
+def test_a_provider_that_keeps_failing_ends_as_an_error_trace(server, office_suite, settings):
+    settings.PROVIDER_BASE_DELAY_S = 0.001
+    settings.PROVIDER_MAX_ATTEMPTS = 3
+    server.script(OPENAI, *[error_reply(500, "boom")] * 3)
+    model = ModelConfig.objects.create(
+        name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
+    )
+    run = runs.launch_run(
+        suite=office_suite,
+        models=[model],
+        repetitions=1,
+        enqueue=False,
+        tasks=list(office_suite.tasks.filter(task_id="retrieve-001")),
+    )
+    runs.execute_inline(run)
+    trace = run.traces.get()
+    run.refresh_from_db()
+    assert trace.status == Trace.Status.ERROR and "500" in trace.error
+    assert run.status == Run.Status.FAILED
+    assert len(server.requests) == 3
