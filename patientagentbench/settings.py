@@ -138,6 +138,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_out": str(BROKER_DIR / "in"),
         "processed_folder": str(BROKER_DIR / "processed"),
         "store_processed": False,
+        "polling_interval": 0.1,  # the default 1 s would cap a local worker at a few jobs/s
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None

@@ -209,7 +209,8 @@ def model_table(frame: pd.DataFrame, *, bootstrap_resamples: int = 2000) -> pd.D
     """The paper's Table 1: per model TSS and AC mean +- sd, output match, unique sequences
     (and every other metric), ordered by mean TSS as the paper orders it."""
     table = group_table(frame, "model", bootstrap_resamples=bootstrap_resamples)
-    return table.sort_values(["tss_mean", "model"], ascending=[False, True], na_position="last")
+    table = table.sort_values(["tss_mean", "model"], ascending=[False, True], na_position="last")
+    return table.reset_index(drop=True)
 
 
 def category_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -298,8 +299,13 @@ def paired_comparison(
         "difference": mean_ci(difference, level),
     }
     if sd == 0:
-        return result | {"t": None, "df": n - 1, "p": None, "cohens_d": None,
-                         "reason": "every pair differs by the same amount"}  # fmt: skip
+        return result | {
+            "t": None,
+            "df": n - 1,
+            "p": None,
+            "cohens_d": None,
+            "reason": "every pair differs by the same amount",
+        }
     test = stats.ttest_rel(pairs["first"], pairs["second"])
     return result | {
         "t": float(test.statistic),
@@ -382,9 +388,14 @@ def divergence_histogram(frame: pd.DataFrame) -> dict[str, Any]:
     steps = np.array([step for steps in frame["divergence_steps"] for step in steps], dtype=int)
     cell_mean = mean_ci(frame["divergence_point"])["mean"]
     if len(steps) == 0:
-        return {"n_pairs": 0, "counts": [], "share_steps_1_2": None,
-                "mean_pair_step": None, "mean_cell_divergence_point": cell_mean,
-                "reason": "no diverging pair of runs"}  # fmt: skip
+        return {
+            "n_pairs": 0,
+            "counts": [],
+            "share_steps_1_2": None,
+            "mean_pair_step": None,
+            "mean_cell_divergence_point": cell_mean,
+            "reason": "no diverging pair of runs",
+        }
     counts = np.bincount(steps)[1:]
     return {
         "n_pairs": len(steps),
@@ -435,11 +446,15 @@ def _correlation(x: pd.Series, y: pd.Series) -> dict[str, Any]:
     }
 
 
+def _correct_and_graded(cells: pd.DataFrame) -> tuple[float, float]:
+    """Correct and graded traces over cells (a cell's rate times its graded runs)."""
+    correct = (cells["correct_rate"] * cells["n_graded"]).round().sum()
+    return float(correct), float(cells["n_graded"].sum())
+
+
 def _pooled_correct_rate(cells: pd.DataFrame) -> float | None:
-    graded = cells["n_graded"].sum()
-    if not graded:
-        return None
-    return float((cells["correct_rate"] * cells["n_graded"]).round().sum() / graded)
+    correct, graded = _correct_and_graded(cells)
+    return correct / graded if graded else None
 
 
 def _median_split(cells: pd.DataFrame, threshold: float) -> dict[str, Any]:
@@ -593,35 +608,49 @@ def mixed_model(frame: pd.DataFrame, metric: str, group: str = "task_id") -> dic
     if problem:
         return _unavailable(problem)
     formula = f"{metric} ~ C(model)"
-    caught: list[str] = []
     try:
         with warnings.catch_warnings(record=True) as records:
             warnings.simplefilter("always")
             fit = smf.mixedlm(formula, data, groups=data[group]).fit(reml=True)
-            full = smf.mixedlm(formula, data, groups=data[group]).fit(reml=False)
-            null = smf.mixedlm(f"{metric} ~ 1", data, groups=data[group]).fit(reml=False)
-        caught = list(dict.fromkeys(str(record.message) for record in records))
+            result = _mixed_model_result(fit, models, len(data), data[group].nunique())
+            result["model_effect"] = _model_effect(data, metric, group, len(models) - 1)
     except (ValueError, np.linalg.LinAlgError, ZeroDivisionError, OverflowError) as error:
         return _unavailable(f"the mixed model could not be fitted: {error}")
-    lr = 2 * (full.llf - null.llf)
     return {
         "metric": metric,
         "formula": f"{formula} + (1 | {group})",
-        "n_obs": len(data),
-        "n_groups": int(data[group].nunique()),
+        **result,
+        "warnings": list(dict.fromkeys(str(record.message) for record in records)),
+    }
+
+
+def _mixed_model_result(fit, models: list[str], n_obs: int, n_groups: int) -> dict[str, Any]:
+    group_variance = float(fit.cov_re.iloc[0, 0])
+    return {
+        "n_obs": n_obs,
+        "n_groups": int(n_groups),
         "reference_model": models[0],
         "coefficients": _coefficients(fit),
-        "group_variance": float(fit.cov_re.iloc[0, 0]),
+        "group_variance": group_variance,
         "residual_variance": float(fit.scale),
-        "icc": _icc(float(fit.cov_re.iloc[0, 0]), float(fit.scale)),
-        "model_effect": {
-            "lr_statistic": float(lr),
-            "df": len(models) - 1,
-            "p": float(stats.chi2.sf(lr, len(models) - 1)),
-            "method": "likelihood ratio of ML fits with and without C(model)",
-        },
+        "icc": _icc(group_variance, float(fit.scale)),
         "converged": bool(fit.converged),
-        "warnings": caught,
+    }
+
+
+def _model_effect(data: pd.DataFrame, metric: str, group: str, df: int) -> dict[str, Any]:
+    """Likelihood-ratio test of the model term; REML likelihoods of models with different
+    fixed effects are not comparable, so both fits here are ML."""
+    import statsmodels.formula.api as smf
+
+    full = smf.mixedlm(f"{metric} ~ C(model)", data, groups=data[group]).fit(reml=False)
+    null = smf.mixedlm(f"{metric} ~ 1", data, groups=data[group]).fit(reml=False)
+    statistic = max(0.0, 2 * (full.llf - null.llf))
+    return {
+        "lr_statistic": statistic,
+        "df": df,
+        "p": float(stats.chi2.sf(statistic, df)),
+        "method": "likelihood ratio of ML fits with and without C(model)",
     }
 
 
@@ -708,22 +737,24 @@ def _friedman(complete: pd.DataFrame) -> dict[str, Any]:
 
 def primary_pvalues(report: Mapping[str, Any]) -> dict[str, float | None]:
     """The paper's headline hypotheses, the family Bonferroni corrects over."""
-
-    def p(*path: str) -> float | None:
-        node: Any = report
-        for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else None
-        return node
-
-    return {
-        "tss_exceeds_ac": p("tss_vs_ac", "p"),
-        "ambiguous_lowers_ac": p("ambiguous_vs_structured", "ac", "p"),
-        "ambiguous_lowers_tss": p("ambiguous_vs_structured", "tss", "p"),
-        "tss_predicts_correctness": p("correctness_vs_tss", "tss", "pearson_p"),
-        "median_split_correctness": p("correctness_vs_tss", "median_split", "test", "p"),
-        "tss_differs_by_model": p("anova", "tss", "p"),
-        "ac_differs_by_model": p("anova", "ac", "p"),
+    paths = {
+        "tss_exceeds_ac": ("tss_vs_ac", "p"),
+        "ambiguous_lowers_ac": ("ambiguous_vs_structured", "ac", "p"),
+        "ambiguous_lowers_tss": ("ambiguous_vs_structured", "tss", "p"),
+        "tss_predicts_correctness": ("correctness_vs_tss", "tss", "pearson_p"),
+        "median_split_correctness": ("correctness_vs_tss", "median_split", "test", "p"),
+        "tss_differs_by_model": ("anova", "tss", "p"),
+        "ac_differs_by_model": ("anova", "ac", "p"),
     }
+    return {name: _lookup(report, *path) for name, path in paths.items()}
+
+
+def _lookup(report: Mapping[str, Any], *path: str) -> Any:
+    """report[a][b]...; None where a test was not computed (an error dict has no such key)."""
+    node: Any = report
+    for key in path:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node
 
 
 def _overall(frame: pd.DataFrame, bootstrap_resamples: int) -> dict[str, Any]:
@@ -734,13 +765,12 @@ def _overall(frame: pd.DataFrame, bootstrap_resamples: int) -> dict[str, Any]:
         }
         for metric in (*CONSISTENCY_METRICS, "output_exact_match", "correct_rate")
     }
-    correct = float((frame["correct_rate"] * frame["n_graded"]).round().sum())
-    graded = float(frame["n_graded"].sum())
+    correct, graded = _correct_and_graded(frame)
     low, high = _wilson([correct], [graded], 0.95)
     overall["correct_traces"] = {
         "correct": correct,
         "graded": graded,
-        "rate": correct / graded if graded else None,
+        "rate": _pooled_correct_rate(frame),
         "wilson_low": low[0],
         "wilson_high": high[0],
     }
@@ -785,6 +815,7 @@ def full_report(
             "category": category_table(frame),
             "difficulty": difficulty_table(frame),
             "task": task_table(frame),
+            "model_category": group_table(frame, ["model", "category"]),
         },
         "tss_vs_ac": paired_tss_vs_ac(frame),
         "ambiguous_vs_structured": ambiguous_vs_structured(frame),
@@ -813,10 +844,7 @@ def headline_figures(
     two can be shown side by side (percentages where the paper gives percentages)."""
 
     def get(*path: str) -> Any:
-        node: Any = report
-        for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else None
-        return node
+        return _lookup(report, *path)
 
     def pct(value: Any) -> float | None:
         return None if value is None or not _is_number(value) else 100 * value
@@ -856,8 +884,9 @@ def headline_figures(
 
 
 def report_tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The tables a report page offers as CSV: cells, per model, category, difficulty, task
-    and case attribute."""
+    """The tables a report page offers as CSV: cells; per model, category, difficulty, task,
+    model x category (the heatmap's numbers), model x temperature when there are several,
+    and per case attribute."""
     cells = frame.drop(columns=["divergence_steps", "pass_hat_k"], errors="ignore")
     tables = {
         "cells": cells,
@@ -865,7 +894,10 @@ def report_tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "category": category_table(frame),
         "difficulty": difficulty_table(frame),
         "task": task_table(frame),
+        "model_category": group_table(frame, ["model", "category"]),
     }
+    if frame["temperature"].nunique() > 1:
+        tables["model_temperature"] = group_table(frame, ["model", "temperature"])
     for column in attribute_columns(frame):
         tables[f"attribute_{column}"] = attribute_table(frame, column)
     return tables

@@ -179,8 +179,8 @@ def test_independent_comparison_matches_scipy_and_the_pooled_d():
 
 def test_ambiguous_against_every_other_category():
     rows = [{"category": "ambiguous", "ac": v, "tss": v + 0.2} for v in (0.4, 0.5, 0.6)]
-    rows += [{"category": c, "ac": v, "tss": 0.9} for c, v in
-             (("retrieval", 0.7), ("scheduling", 0.8), ("computation", 0.9))]  # fmt: skip
+    structured = (("retrieval", 0.7), ("scheduling", 0.8), ("computation", 0.9))
+    rows += [{"category": c, "ac": v, "tss": 0.9} for c, v in structured]
     rows += [{"category": None, "ac": 0.0, "tss": 0.0}]  # no category: in neither group
     result = s.ambiguous_vs_structured(rows_frame(rows))
     expected = stats.ttest_ind([0.4, 0.5, 0.6], [0.7, 0.8, 0.9])
@@ -275,8 +275,8 @@ def test_correctness_without_graded_cells_says_why():
 def test_anova_known_f_and_eta_squared():
     # Group means 2, 5, 8 around 5: SS_between = 3 * (9 + 0 + 9) = 54, SS_within = 6,
     # F = (54 / 2) / (6 / 6) = 27, eta^2 = 54 / 60.
-    rows = [{"model": m, "tss": v} for m, vs in (("a", [1, 2, 3]), ("b", [4, 5, 6]),
-                                                 ("c", [7, 8, 9])) for v in vs]  # fmt: skip
+    groups = {"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]}
+    rows = [{"model": m, "tss": v} for m, values in groups.items() for v in values]
     result = s.anova(rows_frame(rows), "tss")
     assert result["F"] == pytest.approx(27.0)
     assert result["eta_squared"] == pytest.approx(0.9)
@@ -287,12 +287,12 @@ def test_anova_known_f_and_eta_squared():
 
 def test_anova_of_degenerate_groups():
     assert "error" in s.anova(rows_frame([{"tss": 0.1}, {"tss": 0.2}]), "tss")
-    assert "error" in s.anova(rows_frame([{"model": "a", "tss": 1}, {"model": "b", "tss": 2}]),
-                              "tss")  # fmt: skip
+    one_cell_each = rows_frame([{"model": "a", "tss": 1}, {"model": "b", "tss": 2}])
+    assert "error" in s.anova(one_cell_each, "tss")
     constant = s.anova(rows_frame([{"model": m, "tss": 0.5} for m in "aabb"]), "tss")
     assert constant["eta_squared"] is None and constant["F"] is None
-    separated = s.anova(rows_frame([{"model": m, "tss": v} for m, v in zip("aabb", [0, 0, 1, 1],
-                                                                           strict=True)]), "tss")  # fmt: skip
+    values = zip("aabb", [0, 0, 1, 1], strict=True)
+    separated = s.anova(rows_frame([{"model": m, "tss": v} for m, v in values]), "tss")
     assert separated["eta_squared"] == 1.0 and separated["F"] is None
 
 
@@ -322,8 +322,11 @@ def test_split_half_reliability_is_spearman_brown_corrected():
 def test_bonferroni_on_known_p_values():
     result = s.bonferroni({"a": 0.01, "b": 0.04, "c": 0.5, "d": None})
     assert result["m"] == 3
-    assert result["tests"]["a"] == {"p": 0.01, "p_adjusted": pytest.approx(0.03),
-                                    "significant": True}  # fmt: skip
+    assert result["tests"]["a"] == {
+        "p": 0.01,
+        "p_adjusted": pytest.approx(0.03),
+        "significant": True,
+    }
     assert result["tests"]["b"]["p_adjusted"] == pytest.approx(0.12)
     assert result["tests"]["b"]["significant"] is False
     assert result["tests"]["c"]["p_adjusted"] == 1.0
@@ -423,15 +426,17 @@ def test_three_temperatures_add_friedman_and_bonferroni():
     rng = np.random.default_rng(2)
     rows = [
         {"model": m, "task_id": f"t{i}", "temperature": temp, "ac": rng.random() + temp}
-        for m in "ab" for i in range(6) for temp in (0.0, 0.7, 1.0)
-    ]  # fmt: skip
+        for m in "ab"
+        for i in range(6)
+        for temp in (0.0, 0.7, 1.0)
+    ]
     result = s.temperature_comparison(cells_frame(rows), "ac")
     assert len(result["paired"]) == 3
     assert result["friedman"]["n"] == 12
-    expected = stats.friedmanchisquare(
-        *(pd.DataFrame(rows).pivot_table(index=["model", "task_id"], columns="temperature",
-                                         values="ac")[t] for t in (0.0, 0.7, 1.0))
-    )  # fmt: skip
+    wide = pd.DataFrame(rows).pivot_table(
+        index=["model", "task_id"], columns="temperature", values="ac"
+    )
+    expected = stats.friedmanchisquare(*(wide[t] for t in (0.0, 0.7, 1.0)))
     assert result["friedman"]["p"] == pytest.approx(expected.pvalue)
     for test in result["paired"].values():
         assert test["p_bonferroni"] == pytest.approx(min(1.0, 3 * test["p"]))
@@ -513,7 +518,7 @@ def test_full_report_sets_the_papers_values_beside_ours(study):
             }
             for m in "ab"
             for i in range(3)
-        ],  # fmt: skip
+        ],
     ],
     ids=["empty", "no-metrics", "one-cell", "all-perfect"],
 )
@@ -526,6 +531,8 @@ def test_report_tables_are_csv_ready(study):
     tables = s.report_tables(study)
     assert {"cells", "model", "category", "difficulty", "task", "attribute_severity"} <= set(tables)
     assert "divergence_steps" not in tables["cells"]
+    assert len(tables["model_category"]) == 6 * 5
+    assert "model_temperature" not in tables  # one temperature
     assert tables["model"].to_csv(index=False).startswith("model,n_cells")
 
 
