@@ -101,7 +101,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js comes from the plotly package itself, so the page and the Python figures share
+# one pinned version and no CDN is involved.
+_PLOTLY_JS_DIR = Path(__import__("plotly").__file__).parent / "package_data"
+STATICFILES_DIRS = [BASE_DIR / "static", ("vendor/plotly", _PLOTLY_JS_DIR)]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
 STORAGES = {

@@ -1,0 +1,52 @@
+"""The per-provider concurrency limit holds across threads (lock files) and processes (Redis)."""
+
+import threading
+import time
+
+import pytest
+
+from patientagentbench import limits
+from tests.services import require_services
+
+
+def _peak_concurrency(limit: int, holders: int = 12) -> int:
+    active = peak = 0
+    guard = threading.Lock()
+
+    def hold():
+        nonlocal active, peak
+        with limits.provider_slot("test:endpoint", limit):
+            with guard:
+                active += 1
+                peak = max(peak, active)
+            time.sleep(0.05)
+            with guard:
+                active -= 1
+
+    threads = [threading.Thread(target=hold) for _ in range(holders)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return peak
+
+
+def test_lock_file_slots_cap_concurrency(settings, tmp_path):
+    settings.CONCURRENCY_REDIS_URL = ""
+    settings.VAR_DIR = tmp_path
+    assert _peak_concurrency(3) == 3
+
+
+def test_zero_means_unlimited(settings, tmp_path):
+    settings.CONCURRENCY_REDIS_URL = ""
+    settings.VAR_DIR = tmp_path
+    assert _peak_concurrency(0, holders=6) == 6
+
+
+@pytest.mark.services
+def test_redis_slots_cap_concurrency_and_are_released(settings):
+    _, broker_url = require_services()
+    settings.CONCURRENCY_REDIS_URL = broker_url
+    limits._redis_client = None
+    assert _peak_concurrency(2) == 2
+    assert limits.slots_in_use("test:endpoint") == 0
