@@ -235,7 +235,6 @@ class CellMetrics(models.Model):
             models.UniqueConstraint(
                 fields=["run", "task", "model_name", "temperature"],
                 name="unique_cell_per_run",
-                nulls_distinct=False,
             )
         ]
 

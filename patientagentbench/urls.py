@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from patientagentbench import views
+from patientagentbench import report_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,6 +16,22 @@ urlpatterns = [
     path("runs/<int:pk>/", views.run_detail, name="run_detail"),
     path("runs/<int:pk>/cancel/", views.run_cancel, name="run_cancel"),
     path("runs/<int:pk>/resume/", views.run_resume, name="run_resume"),
+    path("runs/<int:pk>/report/", report_views.run_report, name="run_report"),
+    path(
+        "runs/<int:pk>/report/tables/<slug:name>.csv",
+        report_views.report_table_csv,
+        name="report_table_csv",
+    ),
+    path(
+        "runs/<int:pk>/report/figures/<slug:name>.html",
+        report_views.report_figure_html,
+        name="report_figure_html",
+    ),
+    path(
+        "runs/<int:pk>/report/statistics.json",
+        report_views.report_statistics_json,
+        name="report_statistics_json",
+    ),
     path("traces/<int:pk>/", views.trace_detail, name="trace_detail"),
     path("healthz", views.healthz, name="healthz"),
     path("django-admin/", admin.site.urls),

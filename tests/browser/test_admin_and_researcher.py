@@ -86,3 +86,23 @@ def test_clinician_sees_only_their_review_page(
     assert "sim-steady" not in content and "Runs" not in content
     screenshot(page, "clinician-home")
     assert page.goto(f"{live_server.url}/runs/").status == 403
+
+
+def test_researcher_reads_the_analysis_report(
+    page, live_server, researcher, office_suite, sim_models
+):
+    from patientagentbench import runs
+
+    run = runs.launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
+    runs.execute_inline(run)
+    log_in(page, live_server, researcher.username)
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    page.click("text=Analysis")
+    expect(page.locator("h1")).to_contain_text("Analysis")
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    assert page.locator(".js-plotly-plot").count() == 7
+    expect(page.locator("text=Published (paper)").first).to_be_visible()
+    screenshot(page, "analysis-report")
+    with page.expect_download() as download:
+        page.click("text=CSV >> nth=0")
+    assert download.value.suggested_filename.endswith(".csv")

@@ -38,6 +38,8 @@ def matrix(world):
         ("run_list", (), "get", STAFF),
         ("run_detail", (run.pk,), "get", STAFF),
         ("trace_detail", (trace.pk,), "get", STAFF),
+        ("run_report", (run.pk,), "get", STAFF),
+        ("report_statistics_json", (run.pk,), "get", STAFF),
     ]
 
 
