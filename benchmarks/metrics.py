@@ -67,9 +67,9 @@ def random_trace(rng: random.Random) -> TraceData:
     )
 
 
-def median_seconds(work) -> float:
+def median_seconds(work, repeats: int = REPEATS) -> float:
     timings = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         work()
         timings.append(time.perf_counter() - start)
@@ -93,6 +93,28 @@ def main() -> None:
     print(f"median of {REPEATS} repeats, Python {sys.version.split()[0]}")
     report(f"study: {len(study)} cells, {traces} traces", study_s, STUDY_TARGET_S)
     report(f"one cell of N = {LARGE_CELL}", cell_s, CELL_TARGET_S)
+    analysis_s = median_seconds(lambda: whole_analysis(study), repeats=3)
+    report("whole analysis (cells, frame, every test)", analysis_s, STUDY_TARGET_S)
+
+
+def whole_analysis(study) -> None:
+    """What the report page computes: cell records, the frame, every statistic."""
+    from patientagentbench.analysis.statistics import full_report
+    from patientagentbench.analysis.study import cell_record, cells_frame
+
+    categories = ("retrieval", "scheduling", "computation", "composition", "ambiguous")
+    records = [
+        cell_record(
+            model=f"model-{index % MODELS}",
+            task_id=f"task-{index // MODELS}",
+            category=categories[(index // MODELS) % len(categories)],
+            difficulty=("easy", "medium", "hard")[index % 3],
+            temperature=1.0,
+            traces=cell,
+        )
+        for index, cell in enumerate(study)
+    ]
+    full_report(cells_frame(records))
 
 
 if __name__ == "__main__":

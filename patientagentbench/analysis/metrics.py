@@ -49,6 +49,7 @@ __all__ = [
     "calls_per_trace",
     "cell_metrics",
     "divergence_point",
+    "divergence_steps",
     "error_rate",
     "flatten_arguments",
     "jaccard",
@@ -134,6 +135,12 @@ def divergence_point(calls_list: Sequence[Sequence[Call]]) -> float | None:
     """Mean 1-based step where a pair first differs: in names (a missing step differs), else
     in arguments; pairs equal in both are left out; None if none is left."""
     return _Cell(calls_list).divergence_point()
+
+
+def divergence_steps(calls_list: Sequence[Sequence[Call]]) -> list[int]:
+    """Every diverging pair's first diverging step (the paper's histogram counts pairs)."""
+    steps = _Cell(calls_list).divergence_steps()
+    return [] if steps is None else steps.tolist()
 
 
 def output_agreement(responses: Sequence[str]) -> float | None:
@@ -284,12 +291,17 @@ class _Cell:
         return float(per_pair.mean())
 
     def divergence_point(self) -> float | None:
+        steps = self.divergence_steps()
+        return float(steps.mean()) if steps is not None and steps.size else None
+
+    def divergence_steps(self) -> np.ndarray | None:
+        """The 1-based first diverging step of every diverging pair (j < k order)."""
         if self.size < 2:
             return None
         first, second = self.pairs
         codes = self.name_codes[0]
         if codes.shape[1] == 0:
-            return None  # no calls in any trace: every pair is equal
+            return np.empty(0, dtype=np.int64)  # no calls in any trace: every pair is equal
         ids, _ = self.argument_ids
         # -1 padding on both sides: a step one trace lacks differs, a step both lack does not.
         names_differ = codes[first] != codes[second]
@@ -299,9 +311,7 @@ class _Cell:
             has_name_difference, names_differ.argmax(axis=1), arguments_differ.argmax(axis=1)
         )
         diverging = has_name_difference | arguments_differ.any(axis=1)
-        if not diverging.any():
-            return None
-        return float((step[diverging] + 1).mean())
+        return step[diverging] + 1
 
     def _aligned_argument_ids(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every matched step of every trace pair: the pair, and the two argument ids."""

@@ -25,7 +25,6 @@ Missing metric keys become NaN, so a frame of hand-made rows is fine for tests.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -34,8 +33,7 @@ import pandas as pd
 from patientagentbench.analysis.metrics import (
     TraceData,
     cell_metrics,
-    divergence_point,
-    flatten_arguments,
+    divergence_steps,
 )
 
 __all__ = [
@@ -80,27 +78,10 @@ _RESERVED = frozenset((*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS))
 def per_pair_divergence_steps(traces: Sequence[TraceData]) -> list[int]:
     """The first 1-based diverging step of every diverging pair of valid traces (j < k order).
 
-    Each pair is scored by `metrics.divergence_point` on just that pair, so the definition is
-    the paper's exactly and the list's mean is the cell's divergence point. Identical traces
-    are scored once per distinct pair: a cell of N = 100 runs with few distinct behaviours
-    costs a few dozen calls, not 4,950.
+    Computed by the same vectorised pass as the cell's divergence point, so the list's mean
+    is that divergence point exactly.
     """
-    valid = [trace.calls for trace in traces if trace.error is None]
-    identities = [_behaviour(calls) for calls in valid]
-    step_of: dict[tuple, float | None] = {}
-    steps = []
-    for j, k in combinations(range(len(valid)), 2):
-        key = (identities[j], identities[k])
-        if key not in step_of:
-            step_of[key] = divergence_point([valid[j], valid[k]])
-        if step_of[key] is not None:
-            steps.append(int(step_of[key]))
-    return steps
-
-
-def _behaviour(calls) -> tuple:
-    """What the divergence point compares: names, and arguments as flattened sets."""
-    return tuple((name, flatten_arguments(args)) for name, args in calls)
+    return divergence_steps([trace.calls for trace in traces if trace.error is None])
 
 
 def split_half_metrics(traces: Sequence[TraceData]) -> dict[str, float | None]:
