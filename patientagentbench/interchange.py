@@ -14,6 +14,12 @@ from pathlib import Path
 from django.db import transaction
 from django.utils.text import slugify
 
+from patientagentbench.conversation import agent_calls
+from patientagentbench.langchain_import import (
+    LangChainFormatError,
+    looks_like_patientagentbench,
+    parse_conversations,
+)
 from patientagentbench.models import Run, Suite, Task, Trace
 from patientagentbench.providers.types import Message, ToolCall
 from patientagentbench.scoring import score_trace
@@ -47,6 +53,8 @@ class ImportedTrace:
     tokens_out: int = 0
     latency_ms: float = 0.0
     cost: Decimal = Decimal(0)
+    attributes: dict = field(default_factory=dict)
+    case: dict | None = None
 
 
 @dataclass
@@ -70,8 +78,43 @@ def read_file(path: Path) -> tuple[str, list[ImportedTrace]]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ImportFormatError(f"{path.name}: not valid JSON ({exc})") from exc
+        if looks_like_patientagentbench(data):
+            return "patientagentbench", parse_patientagentbench(data)
         return "release", parse_release(data)
     return "jsonl", parse_jsonl(text)
+
+
+def parse_patientagentbench(data: list) -> list[ImportedTrace]:
+    try:
+        conversations = parse_conversations(data)
+    except LangChainFormatError as exc:
+        raise ImportFormatError(str(exc)) from exc
+    records = []
+    for conversation in conversations:
+        messages = conversation["messages"]
+        opening = next((m.content for m in messages if m.role == "user"), "")
+        agent_texts = [m.content for m in messages if m.role == "assistant" and m.content]
+        tokens_in, tokens_out = conversation["tokens"]
+        records.append(
+            ImportedTrace(
+                task_id=conversation["case_id"],
+                model=conversation["model"],
+                category=conversation["attributes"]["category"],
+                difficulty=conversation["attributes"]["complexity"],
+                prompt=opening,
+                end_reason="patient_ended" if conversation["ended_by_patient"] else "",
+                messages=[m.to_dict() for m in messages],
+                tool_calls=agent_calls(messages),
+                final_response=agent_texts[-1] if agent_texts else "",
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                attributes=conversation["attributes"],
+                case=conversation["case"],
+            )
+        )
+    if not records:
+        raise ImportFormatError("the file holds no conversations")
+    return records
 
 
 def parse_jsonl(text: str) -> list[ImportedTrace]:
@@ -127,6 +170,8 @@ def _jsonl_record(record, where: str) -> ImportedTrace:
         tokens_out=int(get.number("tokens_out") or 0),
         latency_ms=float(get.number("latency_ms") or 0),
         cost=get.decimal("cost"),
+        attributes=get.dict("attributes"),
+        case=get.dict("case") or None,
     )
 
 
@@ -367,6 +412,8 @@ def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
             category=r.category,
             difficulty=r.difficulty,
             prompt=r.prompt,
+            attributes=r.attributes,
+            case=r.case,
         )
         for task_id, r in first.items()
         if task_id not in tasks
@@ -425,6 +472,8 @@ def export_record(trace: Trace) -> dict:
         "latency_ms": trace.latency_ms,
         "cost": str(trace.cost),
         "correct": trace.correct,
+        "attributes": trace.task.attributes,
+        "case": trace.task.case,
     }
 
 

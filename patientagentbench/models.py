@@ -38,6 +38,9 @@ class Task(models.Model):
     prompt = models.TextField(blank=True)
     expected_tools = models.JSONField(default=list, blank=True)
     criteria = models.JSONField(default=dict, blank=True)
+    # Scenario cases: the sampled attributes (for breakdowns) and the whole frozen case.
+    attributes = models.JSONField(default=dict, blank=True)
+    case = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["suite", "task_id"]
@@ -49,7 +52,14 @@ class Task(models.Model):
         return self.task_id
 
     def as_data(self) -> dict:
-        """The task as the simulated agent and the loop see it."""
+        """The task as the simulated agent and the loop see it (never a case's hidden parts)."""
+        if self.case is not None:
+            return {
+                "id": self.task_id,
+                "category": self.category,
+                "subtask": self.attributes.get("subtask", ""),
+                "world": "clinic",
+            }
         return {
             "id": self.task_id,
             "category": self.category,

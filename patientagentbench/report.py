@@ -44,9 +44,18 @@ def study_cells(traces) -> list[dict]:
                 category=task.category or None,
                 difficulty=task.difficulty or None,
                 temperature=temperature,
+                attributes=_breakdown_attributes(task.attributes),
             )
         )
     return records
+
+
+BREAKDOWN_ATTRIBUTES = ("subtask", "severity", "personality", "complexity", "care_preference")
+
+
+def _breakdown_attributes(attributes: dict) -> dict:
+    """Case attributes a researcher breaks results down by (flat strings only)."""
+    return {k: attributes[k] for k in BREAKDOWN_ATTRIBUTES if isinstance(attributes.get(k), str)}
 
 
 def _cell_order(item):

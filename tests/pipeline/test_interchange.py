@@ -164,3 +164,45 @@ def test_consistency_report_table_and_csv(office_suite, sim_models):
     assert csv_text.splitlines()[0].startswith("model,task_id,temperature")
     rows = json.loads(run_cli("consistency_report", "--run", str(run.pk), "--format", "json"))
     assert all(len(r["pass_hat_k"]) == r["n_valid"] == 3 for r in rows)
+
+
+SAMPLE = GOLDEN.parent / "patientagentbench-sample" / "conversations.json"
+
+
+def test_patientagentbench_conversations_import_for_review(tmp_path):
+    path = tmp_path / "conversations.json"
+    path.write_text(SAMPLE.read_text())
+    printed = run_cli("import_traces", str(path))
+    assert "Imported 2 traces" in printed
+    refill = Trace.objects.get(task__task_id="c0a1f3e2-0001")
+    assert [c["name"] for c in refill.tool_calls] == [
+        "list_medications",
+        "request_refill",
+        "update_pharmacy",
+        "request_refill",
+    ]
+    assert [c["id"] for c in refill.tool_calls] == ["t1", "t2", "t3", "t4"]
+    assert refill.tool_calls[1]["status"] == "error"  # no pharmacy on file
+    assert refill.end_reason == "patient_ended"
+    assert refill.task.attributes["subtask"] == "prescription_renewal"
+    assert refill.task.attributes["category"] == "medication"
+    users = [m["content"] for m in refill.messages if m["role"] == "user"]
+    assert users[-1] == "Thanks, that's all."  # the end marker is not patient text
+    chest = Trace.objects.get(task__task_id="c0a1f3e2-0002")  # Anthropic tool_use blocks
+    (call,) = chest.tool_calls
+    assert call["name"] == "message_pcp" and call["arguments"]["urgency"] == "emergency"
+    assert "call 911" in chest.messages[1]["content"]
+    assert all(
+        m.get("tool_calls", []) == [] or "toolu_" not in m["tool_calls"][0]["id"]
+        for m in chest.messages
+    )
+
+
+def test_patientagentbench_tool_message_answering_nothing_is_refused(tmp_path):
+    data = json.loads(SAMPLE.read_text())
+    data[1]["conversation"][2]["tool_call_id"] = "toolu_unknown"
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CommandError, match=r"conversation 1 \(c0a1f3e2-0002\), message 2"):
+        run_cli("import_traces", str(path))
+    assert Trace.objects.count() == 0
