@@ -65,6 +65,19 @@ class LaunchForm(forms.Form):
     repetitions = forms.IntegerField(min_value=1, max_value=100, initial=5, label="Runs (N)")
     temperatures = forms.CharField(initial="1.0", help_text="Comma-separated, e.g. 0, 1.0")
     max_iterations = forms.IntegerField(min_value=1, max_value=50, initial=10)
+    max_turns = forms.IntegerField(
+        min_value=1,
+        max_value=50,
+        initial=10,
+        required=False,
+        help_text="Patient turns; case sets only",
+    )
+    patient_model = forms.ModelChoiceField(
+        queryset=ModelConfig.objects.enabled().exclude(provider=ModelConfig.Provider.SIMULATED),
+        required=False,
+        empty_label="Offline simulated patient",
+        help_text="Who plays the patient in case sets",
+    )
     spend_limit = forms.DecimalField(
         min_value=Decimal(0), required=False, decimal_places=2, help_text="USD; empty for none"
     )

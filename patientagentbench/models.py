@@ -152,6 +152,10 @@ class Run(models.Model):
     max_iterations = models.PositiveIntegerField(default=10)
     max_turns = models.PositiveIntegerField(default=1)
     spend_limit = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    # Scenario runs: who plays the patient (None = the offline simulated patient).
+    patient_model = models.ForeignKey(
+        "ModelConfig", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     spent = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
     stop_reason = models.TextField(blank=True)
     created_by = models.ForeignKey(

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
+from patientagentbench.case_sets import system_prompt_for
 from patientagentbench.conversation import EndConversation, TaskUser, run_conversation
 from patientagentbench.limits import provider_slot
 from patientagentbench.models import ModelConfig, Run, Suite, Task, Trace, WorkerHeartbeat
@@ -53,6 +54,7 @@ def launch_run(
     max_iterations: int = 10,
     max_turns: int = 1,
     spend_limit: Decimal | None = None,
+    patient_model: ModelConfig | None = None,
     created_by=None,
     label: str = "",
     enqueue: bool = True,
@@ -67,6 +69,7 @@ def launch_run(
             max_iterations=max_iterations,
             max_turns=max_turns,
             spend_limit=spend_limit,
+            patient_model=patient_model,
             created_by=created_by,
             label=label,
         )
@@ -118,7 +121,9 @@ def claim(trace_id: int) -> bool:
 def execute_trace(trace_id: int) -> None:
     if not claim(trace_id):
         return
-    trace = Trace.objects.select_related("run", "task", "task__suite", "model").get(pk=trace_id)
+    trace = Trace.objects.select_related(
+        "run", "run__patient_model", "task", "task__suite", "model"
+    ).get(pk=trace_id)
     run = trace.run
     Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING)
     try:
@@ -131,51 +136,72 @@ def execute_trace(trace_id: int) -> None:
     finish_run_if_done(run.pk)
 
 
-def _converse(trace: Trace):
-    suite, task, model = trace.task.suite, trace.task, trace.model
-    world = build_world(suite)
-    provider = shared_provider(
-        model.provider,
-        model.model_id,
-        model.base_url,
-        model.api_key_env,
-        timeout=settings.PROVIDER_TIMEOUT_S,
-    )
-    context = CallContext(
-        seed=trace_seed(task.task_id, model.name, trace.temperature, trace.repetition),
-        task=task.as_data(),
-        timeout_s=settings.PROVIDER_TIMEOUT_S,
-    )
-    tools = world.tool_schemas()
+class GuardedProvider:
+    """A provider call as a job makes it: run still going, under the endpoint's concurrency
+    limit, retried on 429/5xx/timeouts, its cost added to the run as it happens."""
 
-    def complete(messages):
-        _check_run_may_continue(trace.run_id)
+    def __init__(self, model: ModelConfig, run_id: int):
+        self.model, self.run_id = model, run_id
+        self.provider = shared_provider(
+            model.provider,
+            model.model_id,
+            model.base_url,
+            model.api_key_env,
+            timeout=settings.PROVIDER_TIMEOUT_S,
+        )
+
+    def complete(self, messages, tools, temperature, context):
+        _check_run_may_continue(self.run_id)
+        limit = 0 if self.model.is_simulated else self.model.max_concurrency
 
         def one_call():
-            limit = 0 if model.is_simulated else model.max_concurrency
-            with provider_slot(model.concurrency_key, limit):
-                return provider.complete(messages, tools, trace.temperature, context)
+            with provider_slot(self.model.concurrency_key, limit):
+                return self.provider.complete(messages, tools, temperature, context)
 
         completion = call_with_retries(
             one_call,
             max_attempts=settings.PROVIDER_MAX_ATTEMPTS,
             base_delay=settings.PROVIDER_BASE_DELAY_S,
         )
-        cost = model.cost_of(completion.tokens_in, completion.tokens_out)
+        cost = self.model.cost_of(completion.tokens_in, completion.tokens_out)
         if cost:
-            Run.objects.filter(pk=trace.run_id).update(spent=F("spent") + cost)
+            Run.objects.filter(pk=self.run_id).update(spent=F("spent") + cost)
         return completion
 
+
+def _converse(trace: Trace):
+    run, task, model = trace.run, trace.task, trace.model
+    world = build_world(task.suite, task)
+    seed = trace_seed(task.task_id, model.name, trace.temperature, trace.repetition)
+    context = CallContext(seed=seed, task=task.as_data(), timeout_s=settings.PROVIDER_TIMEOUT_S)
+    tools = world.tool_schemas()
+    agent = GuardedProvider(model, run.pk)
+    if task.case is not None:
+        user = _patient(run, task, trace.repetition)
+        system_prompt = system_prompt_for(task.case)
+    else:
+        user, system_prompt = TaskUser(task.prompt), task.suite.system_prompt
     result = run_conversation(
-        complete=complete,
+        complete=lambda messages: agent.complete(messages, tools, trace.temperature, context),
         world=world,
-        user=TaskUser(task.prompt),
-        system_prompt=suite.system_prompt,
-        max_iterations=trace.run.max_iterations,
-        max_turns=trace.run.max_turns,
+        user=user,
+        system_prompt=system_prompt,
+        max_iterations=run.max_iterations,
+        max_turns=run.max_turns,
     )
+    if task.case is not None and result.end_reason == "user_ended":
+        result.end_reason = "patient_ended"
     result.world = world
     return result
+
+
+def _patient(run: Run, task: Task, repetition: int):
+    """The same case and repetition meet the same patient, whichever agent is tested."""
+    from patientagentbench.simulated.patient import patient_for
+
+    seed = trace_seed(task.task_id, "patient", None, repetition)
+    provider = GuardedProvider(run.patient_model, run.pk) if run.patient_model else None
+    return patient_for(task.case, seed, provider)
 
 
 def _check_run_may_continue(run_id: int) -> None:

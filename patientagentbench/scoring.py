@@ -8,6 +8,9 @@ from patientagentbench.analysis.metrics import TraceData
 
 def score_trace(trace) -> None:
     """Keep every criterion's verdict, not only the total."""
+    if trace.task.case is not None and trace.task.suite.world == "clinic":
+        _score_outcome(trace)
+        return
     criteria = trace.task.criteria
     if not criteria:
         trace.correctness, trace.correct = None, None
@@ -35,3 +38,18 @@ def store_run_metrics(run_id: int) -> None:
     from patientagentbench.metrics_store import recompute_run_metrics
 
     recompute_run_metrics(run_id)
+
+
+def _score_outcome(trace) -> None:
+    """Scenario cases: checks on the final clinic state and the agent's actions."""
+    from patientagentbench.analysis.outcomes import evaluate_outcome
+
+    verdict = evaluate_outcome(
+        trace.task.case,
+        [(c["name"], c["arguments"]) for c in trace.tool_calls],
+        trace.final_state,
+        trace.side_effects,
+        [m["content"] for m in trace.messages if m["role"] == "assistant" and m["content"]],
+    )
+    trace.correctness = {"passed": verdict.passed, "checks": list(verdict.checks)}
+    trace.correct = verdict.passed

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from patientagentbench import report_views, views
+from patientagentbench import case_views, report_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -33,6 +33,9 @@ urlpatterns = [
         name="report_statistics_json",
     ),
     path("traces/<int:pk>/", views.trace_detail, name="trace_detail"),
+    path("case-sets/", case_views.case_set_list, name="case_set_list"),
+    path("case-sets/<int:pk>/", case_views.case_set_detail, name="case_set_detail"),
+    path("case-sets/<int:pk>/cases/<int:task_pk>/", case_views.case_detail, name="case_detail"),
     path("healthz", views.healthz, name="healthz"),
     path("django-admin/", admin.site.urls),
 ]

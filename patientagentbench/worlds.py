@@ -9,7 +9,11 @@ class NoWorld(Exception):
     pass
 
 
-def build_world(suite):
+def build_world(suite, task=None):
+    if suite.world == "clinic":
+        from sandbox.clinic import ClinicWorld
+
+        return ClinicWorld.from_case(task.case)
     if suite.world == "office":
         return OfficeWorld.from_suite({"environment": suite.environment, "tools": suite.tools})
     raise NoWorld(f"Suite {suite.name!r} has no sandbox to run in (world={suite.world!r}).")

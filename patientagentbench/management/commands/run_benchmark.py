@@ -15,11 +15,19 @@ class Command(BaseCommand):
     help = "Launch a benchmark run as background jobs and print its id."
 
     def add_arguments(self, parser):
-        parser.add_argument("--suite", required=True, help="Suite name, e.g. office-19")
+        target = parser.add_mutually_exclusive_group(required=True)
+        target.add_argument("--suite", help="Task suite name, e.g. office-19")
+        target.add_argument("--case-set", help="Case set name (multi-turn patient scenarios)")
+        parser.add_argument(
+            "--patient", default="", help="Model playing the patient (default: offline patient)"
+        )
+        parser.add_argument("--max-turns", type=int, default=10, help="Patient turns (cases)")
         parser.add_argument("--models", required=True, help="Comma-separated model names")
         parser.add_argument("--runs", type=int, default=5, help="Repetitions per cell (N)")
         parser.add_argument("--temperatures", default="1.0", help="Comma-separated, e.g. 0,1.0")
-        parser.add_argument("--tasks", default="", help="Comma-separated task ids (default all)")
+        parser.add_argument(
+            "--tasks", default="", help="Comma-separated task or case ids (default all)"
+        )
         parser.add_argument("--max-iterations", type=int, default=10)
         parser.add_argument("--spend-limit", default="", help="USD; stop the run when reached")
         parser.add_argument(
@@ -27,10 +35,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        suite = Suite.objects.filter(name=options["suite"]).first()
-        if suite is None or suite.kind == Suite.Kind.IMPORTED:
-            names = ", ".join(Suite.objects.exclude(kind="imported").values_list("name", flat=True))
-            raise CommandError(f"Unknown suite {options['suite']!r}. Installed: {names or 'none'}.")
+        suite = self._suite(options["suite"], options["case_set"])
+        scenario = suite.kind == Suite.Kind.SCENARIO
+        patient = self._models(options["patient"])[0] if options["patient"] else None
+        if patient and not scenario:
+            raise CommandError("--patient applies to case sets only.")
         models = self._models(options["models"])
         tasks = self._tasks(suite, options["tasks"])
         if options["runs"] < 1:
@@ -47,11 +56,23 @@ class Command(BaseCommand):
             repetitions=options["runs"],
             temperatures=temperatures,
             max_iterations=options["max_iterations"],
+            max_turns=options["max_turns"] if scenario else 1,
             spend_limit=spend_limit,
+            patient_model=patient,
         )
         self.stdout.write(str(run.pk))
         if options["wait"]:
             self._wait(run)
+
+    def _suite(self, suite_name: str | None, case_set: str | None) -> Suite:
+        kind = Suite.Kind.SCENARIO if case_set else Suite.Kind.TASK
+        name = case_set or suite_name
+        suite = Suite.objects.filter(name=name, kind=kind).first()
+        if suite is None:
+            names = ", ".join(Suite.objects.filter(kind=kind).values_list("name", flat=True))
+            what = "case set" if case_set else "suite"
+            raise CommandError(f"Unknown {what} {name!r}. Installed: {names or 'none'}.")
+        return suite
 
     def _models(self, text: str) -> list[ModelConfig]:
         names = [n.strip() for n in text.split(",") if n.strip()]

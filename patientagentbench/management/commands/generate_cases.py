@@ -1,0 +1,41 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from patientagentbench.case_sets import CaseSetError, case_set_summary, create_case_set
+from patientagentbench.models import ModelConfig
+from patientagentbench.providers.factory import build_provider
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate a frozen case set of patient scenarios from a weighted, seeded distribution. "
+        "--writer template (offline, seeded) or the name of a configured model."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--count", type=int, required=True)
+        parser.add_argument("--seed", type=int, required=True)
+        parser.add_argument("--writer", default="template", help="template or a model name")
+        parser.add_argument("--name", required=True, help="New case set name (never reused)")
+
+    def handle(self, *args, **options):
+        if options["count"] < 1:
+            raise CommandError("--count must be at least 1.")
+        provider = None
+        if options["writer"] != "template":
+            model = ModelConfig.objects.filter(name=options["writer"]).first()
+            if model is None:
+                raise CommandError(f"Unknown writer model {options['writer']!r}.")
+            provider = build_provider(
+                model.provider, model.model_id, model.base_url, model.api_key_env
+            )
+        try:
+            suite = create_case_set(
+                options["name"], options["count"], options["seed"], options["writer"], provider
+            )
+        except CaseSetError as exc:
+            raise CommandError(str(exc)) from exc
+        summary = case_set_summary(suite)
+        self.stdout.write(
+            f"Case set {suite.name}: {summary['cases']} cases, {summary['subtasks']} subtasks, "
+            f"categories {summary['by_category']}"
+        )
