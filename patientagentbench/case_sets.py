@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from patientagentbench.cases.generate import generate_case_set, summarize
-from patientagentbench.cases.validation import validate_case
 from patientagentbench.models import Suite, Task
 
 CLINIC_SYSTEM_PROMPT = (
@@ -43,12 +41,16 @@ def create_case_set(
             f"A suite or case set named {name!r} exists; case sets are frozen, pick a new name "
             f"(e.g. {name}-v2)."
         )
+    from patientagentbench.cases.generate import generate_case_set
+
     cases = generate_case_set(count, seed, writer=provider or "template")
     return store_case_set(name, cases, seed=seed, writer=writer)
 
 
 @transaction.atomic
 def store_case_set(name: str, cases: list[dict], *, seed: int, writer: str) -> Suite:
+    from patientagentbench.cases.validation import validate_case
+
     problems = [f"{case.get('case_id')}: {e}" for case in cases for e in validate_case(case)]
     if problems:
         raise CaseSetError("invalid cases: " + "; ".join(problems[:10]))
@@ -76,6 +78,8 @@ def store_case_set(name: str, cases: list[dict], *, seed: int, writer: str) -> S
 
 
 def case_set_summary(suite: Suite) -> dict:
+    from patientagentbench.cases.generate import summarize
+
     return summarize([task.case for task in suite.tasks.all()])
 
 
@@ -122,6 +126,9 @@ def play_case(case: dict, agent_profile: str = "sim-steady", repetition: int = 0
 
 def check_case_set(suite: Suite, agent_profile: str = "sim-steady") -> dict:
     """Summary, malformed cases, and how many cases a simulated agent completes."""
+    from patientagentbench.cases.generate import summarize
+    from patientagentbench.cases.validation import validate_case
+
     cases = [task.case for task in suite.tasks.order_by("task_id")]
     problems = {
         case.get("case_id", f"#{i}"): errors
