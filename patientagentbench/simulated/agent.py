@@ -19,6 +19,7 @@ from typing import Any
 
 from patientagentbench.providers.types import CallContext, Completion, Message, ToolCall
 
+from .clinic_workflows import clinic_turn_plan
 from .office_plans import OFFICE_PLANS
 from .perturbations import (
     StructureRates,
@@ -26,7 +27,17 @@ from .perturbations import (
     perturb_structure,
     vary_surface,
 )
-from .plans import Observations, PlanEntry, Step, TaskPlan, ToolResult, expand, generic_plan
+from .plans import (
+    Conversation,
+    Observations,
+    PlanEntry,
+    Step,
+    TaskPlan,
+    ToolResult,
+    TurnPlanner,
+    expand,
+    generic_plan,
+)
 from .seeding import stable_rng
 
 
@@ -115,9 +126,12 @@ class SimulatedAgentProvider:
         self,
         profile: str | AgentProfile,
         plans: Mapping[str, TaskPlan] = OFFICE_PLANS,
+        turn_planners: Mapping[str, TurnPlanner] | None = None,
     ):
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         self.plans = plans
+        # Worlds whose conversations run over many turns, keyed by the task's "world".
+        self.turn_planners = TURN_PLANNERS if turn_planners is None else turn_planners
 
     def complete(
         self,
@@ -128,6 +142,9 @@ class SimulatedAgentProvider:
     ) -> Completion:
         task = context.task or {}
         profile = self.profile.at_temperature(temperature)
+        planner = self.turn_planners.get(str(task.get("world", "")))
+        if planner is not None:
+            return self._complete_turn(planner, messages, tools, profile, context, task)
         turns, all_results, user_turns = read_conversation(messages)
         if user_turns > 1:
             # The plan belongs to the opening request; later messages get a conversational reply.
@@ -141,6 +158,59 @@ class SimulatedAgentProvider:
             return self._completion(messages, tools, text, [])
         call = self._tool_call(nxt, profile, context, task, tools, len(all_results) + 1)
         return self._completion(messages, tools, "", [call])
+
+    def _complete_turn(
+        self,
+        planner: TurnPlanner,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        profile: AgentProfile,
+        context: CallContext,
+        task: dict[str, Any],
+    ) -> Completion:
+        """A multi-turn world: every patient turn gets a fresh plan from the whole
+        conversation, perturbed with that turn's own random draws."""
+        turns, all_results, user_turns = read_conversation(messages)
+        earlier = all_results[: len(all_results) - sum(len(turn) for turn in turns)]
+        conversation = Conversation(
+            user_texts=tuple(m.content for m in messages if m.role == "user"),
+            agent_texts=tuple(
+                m.content for m in messages if m.role == "assistant" and m.content.strip()
+            ),
+            earlier=tuple(earlier),
+        )
+        plan = planner(task, conversation)
+        prefix = (*self._rng_prefix(context, task), "turn", user_turns)
+        entries = perturb_structure(
+            plan.entries,
+            self._structure_rates(profile),
+            stable_rng(*prefix, "structure"),
+            # Inserted and replacing calls are lookups: a perturbation may skip or muddle
+            # an action, but never invents a write the plan did not intend.
+            [t for t in tools if t.get("name", "").startswith(("get_", "list_", "search_"))],
+            task,
+        )
+        nxt = next_call(entries, turns, profile, prefix, earlier=earlier)
+        if nxt is None:
+            text = self._turn_text(profile, prefix, plan, Observations(all_results))
+            return self._completion(messages, tools, text, [])
+        call = self._tool_call(nxt, profile, context, task, tools, len(all_results) + 1, prefix)
+        return self._completion(messages, tools, "", [call])
+
+    def _turn_text(
+        self,
+        profile: AgentProfile,
+        prefix: tuple[Any, ...],
+        plan: TaskPlan,
+        observations: Observations,
+    ) -> str:
+        rng = stable_rng(*prefix, "final")
+        body = plan.summarize(observations)
+        if rng.random() >= profile.vary_final_text:
+            return body
+        opener = rng.choice(TURN_OPENERS)
+        closer = "" if body.rstrip().endswith("?") else rng.choice(CLOSERS)
+        return " ".join(part for part in (opener, body, closer) if part)
 
     # --- Planning ----------------------------------------------------------------------------
 
@@ -157,14 +227,17 @@ class SimulatedAgentProvider:
         task: dict[str, Any],
         tools: list[dict[str, Any]],
     ) -> list[PlanEntry]:
-        rates = StructureRates(
+        rng = stable_rng(*self._rng_prefix(context, task), "structure")
+        return perturb_structure(plan.entries, self._structure_rates(profile), rng, tools, task)
+
+    @staticmethod
+    def _structure_rates(profile: AgentProfile) -> StructureRates:
+        return StructureRates(
             drop_call=profile.drop_call,
             insert_call=profile.insert_call,
             swap_calls=profile.swap_calls,
             replace_call=profile.replace_call,
         )
-        rng = stable_rng(*self._rng_prefix(context, task), "structure")
-        return perturb_structure(plan.entries, rates, rng, tools, task)
 
     def _tool_call(
         self,
@@ -174,8 +247,10 @@ class SimulatedAgentProvider:
         task: dict[str, Any],
         tools: list[dict[str, Any]],
         call_number: int,
+        prefix: tuple[Any, ...] | None = None,
     ) -> ToolCall:
-        rng = stable_rng(*self._rng_prefix(context, task), "surface", *nxt.rng_key)
+        prefix = self._rng_prefix(context, task) if prefix is None else prefix
+        rng = stable_rng(*prefix, "surface", *nxt.rng_key)
         step = nxt.step
         if rng.random() < profile.vary_argument_surface:
             step = vary_surface(step, rng, _schema(tools, step.tool))
@@ -244,6 +319,13 @@ CLOSERS = (
     "Anything else I can help with?",
     "Happy to adjust anything.",
 )
+# Openers for a conversational turn: they must fit a question as well as a report.
+TURN_OPENERS = (
+    "I understand.",
+    "Thank you for telling me.",
+    "Okay.",
+    "Thanks for your patience.",
+)
 FOLLOW_UPS = (
     "Is there anything else I can help you with?",
     "Understood. Let me know if there is anything more you need.",
@@ -264,6 +346,9 @@ def describe_actions(observations: Observations, wordy: bool = False) -> str:
 
 def _times(count: int) -> str:
     return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+TURN_PLANNERS: dict[str, TurnPlanner] = {"clinic": clinic_turn_plan}
 
 
 # --- Reading the conversation ---------------------------------------------------------------
@@ -318,17 +403,19 @@ def next_call(
     turns: list[list[ToolResult]],
     profile: AgentProfile,
     rng_prefix: tuple[Any, ...],
+    earlier: list[ToolResult] | tuple[ToolResult, ...] = (),
 ) -> NextCall | None:
     """The call for assistant turn `len(turns)`, or None once the plan is done.
 
     Each entry is expanded from the results seen before it began, so the expansion of the
     turns already taken never changes between calls. A malformed call takes one extra turn:
-    the agent sends the broken call, reads the error, and retries it properly.
+    the agent sends the broken call, reads the error, and retries it properly. `earlier`
+    (results of earlier turns) is seen by every entry.
     """
     position = len(turns)
     used = 0
     for entry_index, entry in enumerate(entries):
-        seen = Observations([r for turn in turns[:used] for r in turn])
+        seen = Observations([*earlier, *(r for turn in turns[:used] for r in turn)])
         for step_index, step in enumerate(expand(entry, seen)):
             rng = stable_rng(*rng_prefix, "malformed", entry_index, step_index)
             broken_first = rng.random() < profile.malformed_call

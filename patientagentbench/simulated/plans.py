@@ -83,6 +83,25 @@ class TaskPlan:
     summarize: Summarizer = field(default=lambda obs: "")
 
 
+@dataclass(frozen=True)
+class Conversation:
+    """What a multi-turn agent may read before its turn: the patient's messages, its own
+    earlier replies and the tool results of earlier turns (never the hidden case)."""
+
+    user_texts: tuple[str, ...] = ()
+    agent_texts: tuple[str, ...] = ()
+    earlier: tuple[ToolResult, ...] = ()
+
+    @property
+    def user_turn(self) -> int:
+        return len(self.user_texts)
+
+
+TurnPlanner = Callable[[dict[str, Any], Conversation], TaskPlan]
+"""(task, conversation) -> the plan for the current turn. Its entries see every tool result
+so far (earlier turns included); its summary is the turn's whole reply."""
+
+
 def expand(entry: PlanEntry, observations: Observations) -> list[Step]:
     return [entry] if isinstance(entry, Step) else list(entry(observations))
 
