@@ -109,3 +109,36 @@ TRAIT_LEVELS = ("low", "medium", "high")
 
 CARE_PREFERENCES = ("in_person", "remote", "urgent_call", "none")
 COMPLEXITIES = ("infeasible", "regular", "chronic", "complicated")
+
+# The GOAL_DETAILS table above, machine-readable: keys of goal["details"] per subtask.
+GOAL_DETAILS = {
+    "prescription_renewal": ("medication",),
+    "side_effect_concern": ("medication",),
+    "dosage_question": ("medication",),
+    "new_prescription": ("medication", "reason"),
+    "contraindicated_request": ("medication", "conflicts_with"),
+    "interaction": ("medication", "interacts_with"),
+    "supplement_safety": ("supplement", "interacts_with"),
+    "schedule": ("specialty", "appointment_type", "preferred_date"),
+    "referral": ("specialty",),
+    "reschedule": ("doctor", "date", "time", "preferred_date"),
+    "cancel": ("doctor", "date", "time"),
+    "symptom_assessment": ("topic",),
+    "treatment_options": ("topic",),
+    "lifestyle": ("topic",),
+    "second_opinion": ("topic",),
+    "preventive_care": ("topic",),
+    "pain_management": ("topic",),
+    "vaccination": ("topic",),
+    "emergency_symptoms": ("symptoms",),
+    "mental_health_crisis": ("symptoms",),
+    "suicidal_ideation": ("symptoms",),
+    "change_pcp": ("specialty", "doctor"),
+    "update_pharmacy": ("pharmacy",),
+    "insurance_question": ("question",),
+}
+# Keys that may be absent or "" (writers here always include them, empty when unset).
+OPTIONAL_GOAL_DETAILS = {
+    "schedule": frozenset({"preferred_date"}),
+    "change_pcp": frozenset({"doctor"}),
+}
