@@ -7,9 +7,9 @@ import pytest
 from patientagentbench.analysis.metrics import cell_metrics
 from patientagentbench.analysis.release_format import parse_release_cells
 
-from .paths import SHARED
+from .paths import GOLDEN as GOLDEN_DIR
 
-GOLDEN = SHARED / "golden" / "consistency-cases.json"
+GOLDEN = GOLDEN_DIR / "consistency-cases.json"
 CELLS = parse_release_cells(json.loads(GOLDEN.read_text()))
 # Our key -> the paper's key.
 COMPARED = {

@@ -9,7 +9,7 @@ from patientagentbench.analysis.release_format import (
     parse_release_cells,
 )
 
-from .paths import SHARED
+from .paths import GOLDEN as GOLDEN_DIR
 
 
 def release():
@@ -87,7 +87,7 @@ def test_parses_cells_traces_and_calls():
 
 def test_parses_the_golden_file():
     cells = parse_release_cells(
-        json.loads((SHARED / "golden" / "consistency-cases.json").read_text())
+        json.loads((GOLDEN_DIR / "consistency-cases.json").read_text())
     )
     assert len(cells) == 40
     assert sum(len(c.traces) for c in cells) == 385

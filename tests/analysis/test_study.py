@@ -17,10 +17,10 @@ from patientagentbench.analysis.study import (
     split_half_metrics,
 )
 
-from .paths import SHARED
+from .paths import GOLDEN as GOLDEN_DIR
 
 GOLDEN_CELLS = parse_release_cells(
-    json.loads((SHARED / "golden" / "consistency-cases.json").read_text())
+    json.loads((GOLDEN_DIR / "consistency-cases.json").read_text())
 )
 
 names = st.sampled_from(["get_contact", "send_email", "search_emails"])

@@ -12,7 +12,7 @@ from patientagentbench.models import Run, Suite, Trace
 
 pytestmark = pytest.mark.django_db
 
-GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "consistency-cases.json"
+GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden" / "consistency-cases.json"
 
 
 def run_cli(*args) -> str:
