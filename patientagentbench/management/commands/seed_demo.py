@@ -9,6 +9,9 @@ from patientagentbench.suites import install_all_suites
 
 DEFAULT_PASSWORD = "pab-demo-2026"
 DEMO_RUN_LABEL = "demo: simulated agents on office-19"
+DEMO_CASE_SET = "demo-cases-v1"
+DEMO_CASE_COUNT, DEMO_CASE_SEED = 60, 20260309
+DEMO_SCENARIO_LABEL = "demo: simulated agents with simulated patients"
 DEMO_USERS = [
     ("admin", [ADMIN, RESEARCHER]),
     ("researcher", [RESEARCHER]),
@@ -28,6 +31,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--password", default="", help="Password for every demo user")
         parser.add_argument("--repetitions", type=int, default=3)
+        parser.add_argument("--scenario-repetitions", type=int, default=2)
 
     def handle(self, *args, **options):
         password = options["password"] or DEFAULT_PASSWORD
@@ -36,6 +40,7 @@ class Command(BaseCommand):
             models = self._models()
             suites = install_all_suites()
         self._demo_run(suites, models, options["repetitions"])
+        self._demo_scenarios(models, options["scenario_repetitions"])
         self.stdout.write(
             f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
             f"(password: {password if not options['password'] else 'as given'})"
@@ -75,3 +80,29 @@ class Command(BaseCommand):
         runs.execute_inline(run)
         run.refresh_from_db()
         self.stdout.write(f"Demo run {run.pk}: {run.traces.count()} traces, {run.status}.")
+
+    def _demo_scenarios(self, models, repetitions: int) -> None:
+        """A 60-case set and a finished multi-turn run, so clinicians have conversations."""
+        from patientagentbench.case_sets import create_case_set
+
+        suite = Suite.objects.filter(name=DEMO_CASE_SET).first() or create_case_set(
+            DEMO_CASE_SET, DEMO_CASE_COUNT, DEMO_CASE_SEED
+        )
+        if Run.objects.filter(label=DEMO_SCENARIO_LABEL).exists():
+            self.stdout.write("Demo scenario run already present.")
+            return
+        run = runs.launch_run(
+            suite=suite,
+            models=models,
+            repetitions=repetitions,
+            temperatures=[1.0],
+            max_turns=10,
+            label=DEMO_SCENARIO_LABEL,
+            enqueue=False,
+        )
+        runs.execute_inline(run)
+        run.refresh_from_db()
+        self.stdout.write(
+            f"Demo case set {suite.name} ({suite.tasks.count()} cases); scenario run {run.pk}: "
+            f"{run.traces.count()} conversations, {run.status}."
+        )

@@ -1,0 +1,126 @@
+"""Case sets end to end: generate, validate, run with simulated agents and patients, pages."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from patientagentbench import runs
+from patientagentbench.case_sets import create_case_set
+from patientagentbench.models import Run, Suite, Trace
+
+pytestmark = pytest.mark.django_db
+
+
+def run_cli(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def case_set(db):
+    return create_case_set("test-cases", 30, seed=7)
+
+
+def test_generate_cases_creates_a_frozen_set_covering_the_categories():
+    printed = run_cli("generate_cases", "--count", "60", "--seed", "11", "--name", "study-a")
+    assert "60 cases" in printed
+    suite = Suite.objects.get(name="study-a")
+    assert suite.kind == Suite.Kind.SCENARIO and suite.world == "clinic"
+    subtasks = {t.attributes["subtask"] for t in suite.tasks.all()}
+    assert {"emergency_symptoms", "suicidal_ideation", "contraindicated_request", "interaction"} <= subtasks
+    assert len(subtasks) >= 20
+    assert {t.category for t in suite.tasks.all()} == {
+        "medication", "provider_access", "health_concern", "profile_management"}
+    with pytest.raises(CommandError, match="frozen"):
+        run_cli("generate_cases", "--count", "5", "--seed", "1", "--name", "study-a")
+    assert suite.tasks.count() == 60
+
+
+def test_validate_case_set_reports_counts_and_passing_outcomes(case_set):
+    report = json.loads(run_cli("validate_case_set", case_set.name, "--format", "json"))
+    assert report["cases"] == 30
+    assert sum(report["by_category"].values()) == 30
+    assert report["subtasks"] >= 20
+    assert sum(report["personalities"].values()) == 30
+    assert 0 < report["outcome_checks_passing"] <= 30
+
+
+def test_validate_case_set_fails_on_a_malformed_case(case_set):
+    task = case_set.tasks.first()
+    broken = dict(task.case)
+    del broken["profile"]
+    task.case = broken
+    task.save()
+    with pytest.raises(CommandError, match="malformed"):
+        run_cli("validate_case_set", case_set.name, "--format", "json")
+
+
+def _scenario_run(case_set, models, repetitions=2, cases=4):
+    run = runs.launch_run(
+        suite=case_set, models=models, repetitions=repetitions, max_turns=10, enqueue=False,
+        tasks=list(case_set.tasks.order_by("task_id")[:cases]),
+    )
+    runs.execute_inline(run)
+    run.refresh_from_db()
+    return run
+
+
+def test_a_scenario_run_plays_multi_turn_conversations(case_set, sim_models):
+    run = _scenario_run(case_set, sim_models)
+    assert run.status == Run.Status.FINISHED
+    traces = list(run.traces.all())
+    assert all(t.status == Trace.Status.DONE for t in traces), [t.error for t in traces]
+    assert {t.end_reason for t in traces} <= {"patient_ended", "max_turns", "max_iterations"}
+    assert any(sum(m["role"] == "user" for m in t.messages) > 1 for t in traces)
+    assert all(t.correctness and t.correctness["checks"] for t in traces)
+    assert all(t.final_state for t in traces)
+    system = traces[0].messages[0]["content"]
+    assert traces[0].task.case["today"] in system
+    assert traces[0].task.case["story"] not in system  # the hidden story stays hidden
+
+
+def test_same_case_same_seeds_same_trace_and_repetitions_differ(case_set, sim_models):
+    first = _scenario_run(case_set, sim_models[1:], repetitions=3, cases=6)
+    second = _scenario_run(case_set, sim_models[1:], repetitions=3, cases=6)
+
+    def conversation(trace):
+        return [(m["role"], m["content"], [c["raw_arguments"] for c in m.get("tool_calls", [])])
+                for m in trace.messages]
+
+    pairs = zip(first.traces.order_by("task__task_id", "repetition"),
+                second.traces.order_by("task__task_id", "repetition"), strict=True)
+    assert all(conversation(a) == conversation(b) for a, b in pairs)
+    by_case = {}
+    for trace in first.traces.all():
+        by_case.setdefault(trace.task_id, set()).add(json.dumps(conversation(trace)))
+    assert any(len(variants) > 1 for variants in by_case.values())
+
+
+def test_researcher_pages_for_case_sets(client, researcher, clinician, case_set, sim_models):
+    run = _scenario_run(case_set, sim_models[:1], repetitions=1, cases=2)
+    task = run.traces.first().task
+    client.force_login(researcher)
+    assert case_set.name in client.get(reverse("case_set_list")).content.decode()
+    detail = client.get(reverse("case_set_detail", args=[case_set.pk])).content.decode()
+    assert "frozen" in detail and task.task_id in detail
+    page = client.get(reverse("case_detail", args=[case_set.pk, task.pk])).content.decode()
+    assert "Hidden story" in page and "sim-steady" in page and "Patient profile" in page
+    client.force_login(clinician)
+    for name, args in [("case_set_list", []), ("case_set_detail", [case_set.pk]),
+                       ("case_detail", [case_set.pk, task.pk])]:
+        assert client.get(reverse(name, args=args)).status_code == 403
+
+
+def test_run_benchmark_with_a_case_set(case_set, sim_models, monkeypatch):
+    sent = []
+    monkeypatch.setattr("patientagentbench.tasks.execute_trace_job.delay", sent.append)
+    printed = run_cli("run_benchmark", "--case-set", case_set.name, "--models", "sim-steady",
+                      "--runs", "2", "--max-turns", "6")
+    run = Run.objects.get(pk=int(printed.split()[0]))
+    assert run.max_turns == 6 and run.traces.count() == 60
+    with pytest.raises(CommandError, match="Unknown case set"):
+        run_cli("run_benchmark", "--case-set", "nope", "--models", "sim-steady")
