@@ -106,3 +106,25 @@ def test_researcher_reads_the_analysis_report(
     with page.expect_download() as download:
         page.click("text=CSV >> nth=0")
     assert download.value.suggested_filename.endswith(".csv")
+
+
+def test_researcher_browses_case_sets_and_a_case_across_models(page, live_server, researcher, sim_models):
+    from patientagentbench import runs
+    from patientagentbench.case_sets import create_case_set
+
+    suite = create_case_set("browser-cases", 24, seed=3)
+    run = runs.launch_run(suite=suite, models=sim_models, repetitions=2, max_turns=10,
+                          tasks=list(suite.tasks.order_by("task_id")[:3]), enqueue=False)
+    runs.execute_inline(run)
+    log_in(page, live_server, researcher.username)
+    page.click("nav >> text=Case sets")
+    page.click("text=browser-cases")
+    expect(page.locator("h1")).to_contain_text("browser-cases")
+    screenshot(page, "case-set")
+    page.locator("table a").first.click()
+    expect(page.locator("text=Hidden story")).to_be_visible()
+    expect(page.locator("text=sim-jittery").first).to_be_visible()
+    screenshot(page, "case-detail")
+    page.locator("a", has_text="rep 0").first.click()
+    expect(page.locator(".turn.user").first).to_be_visible()
+    screenshot(page, "scenario-trace")
