@@ -140,3 +140,38 @@ def check_case_set(suite: Suite, agent_profile: str = "sim-steady") -> dict:
         return {**report, "malformed": problems}
     report["outcome_checks_passing"] = sum(play_case(c, agent_profile)[1].passed for c in cases)
     return report
+
+
+def writer_provider(writer: str):
+    """None for the offline template writer, else the named model's provider."""
+    if writer == "template":
+        return None
+    from patientagentbench.models import ModelConfig
+    from patientagentbench.providers.factory import build_provider
+
+    model = ModelConfig.objects.filter(name=writer).first()
+    if model is None:
+        raise CaseSetError(f"Unknown writer model {writer!r}.")
+    return build_provider(model.provider, model.model_id, model.base_url, model.api_key_env)
+
+
+def run_generation_job(job_id: int) -> None:
+    """Claimed once (queued → running), so a redelivered job does nothing."""
+    from patientagentbench.models import CaseSetJob
+
+    claimed = CaseSetJob.objects.filter(pk=job_id, status=CaseSetJob.Status.QUEUED).update(
+        status=CaseSetJob.Status.RUNNING
+    )
+    if not claimed:
+        return
+    job = CaseSetJob.objects.get(pk=job_id)
+    try:
+        suite = create_case_set(
+            job.name, job.count, job.seed, job.writer, writer_provider(job.writer)
+        )
+    except Exception as exc:  # noqa: BLE001 - the researcher sees why it failed
+        CaseSetJob.objects.filter(pk=job_id).update(
+            status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"
+        )
+        return
+    CaseSetJob.objects.filter(pk=job_id).update(status=CaseSetJob.Status.DONE, suite=suite)

@@ -3,19 +3,30 @@
 import json
 from collections import defaultdict
 
+from django.contrib import messages
+from django.db import transaction
 from django.db.models import Count
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 
-from patientagentbench.models import Suite, Task, Trace
+from patientagentbench.forms import CaseSetForm
+from patientagentbench.models import CaseSetJob, Suite, Task, Trace
 from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.tasks import generate_case_set_job
 
 
 @role_required(*STAFF_ROLES)
 def case_set_list(request):
+    form = CaseSetForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        job = CaseSetJob.objects.create(**form.cleaned_data, created_by=request.user)
+        transaction.on_commit(lambda: generate_case_set_job.delay(job.pk))
+        messages.success(request, f"Generating case set {job.name} in the background.")
+        return redirect("case_set_list")
     sets = Suite.objects.filter(kind=Suite.Kind.SCENARIO).annotate(
         n_cases=Count("tasks", distinct=True), n_runs=Count("runs", distinct=True)
     )
-    return render(request, "cases/list.html", {"sets": sets})
+    jobs = CaseSetJob.objects.exclude(status=CaseSetJob.Status.DONE)[:20]
+    return render(request, "cases/list.html", {"sets": sets, "jobs": jobs, "form": form})
 
 
 @role_required(*STAFF_ROLES)

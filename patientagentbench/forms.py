@@ -95,3 +95,23 @@ class LaunchForm(forms.Form):
     def chosen_tasks(self) -> list[Task]:
         tasks = self.cleaned_data.get("tasks")
         return list(tasks) if tasks else list(self.cleaned_data["suite"].tasks.all())
+
+
+class CaseSetForm(forms.Form):
+    name = forms.SlugField(max_length=120, help_text="A new name; case sets never change.")
+    count = forms.IntegerField(min_value=1, max_value=2000, initial=60)
+    seed = forms.IntegerField(min_value=0, initial=1)
+    writer = forms.ChoiceField(help_text="The offline template writer or a configured model")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        models = ModelConfig.objects.enabled().exclude(provider=ModelConfig.Provider.SIMULATED)
+        self.fields["writer"].choices = [("template", "Template (offline, seeded)")] + [
+            (m.name, m.name) for m in models
+        ]
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if Suite.objects.filter(name=name).exists():
+            raise forms.ValidationError("That name is taken; case sets are frozen, pick another.")
+        return name

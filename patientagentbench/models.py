@@ -254,3 +254,31 @@ class CellMetrics(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_id}/{self.model_name}/T={self.temperature}"
+
+
+class CaseSetJob(models.Model):
+    """A case set being generated in the background (an LLM writer can take minutes)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    name = models.SlugField(max_length=120)
+    count = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    writer = models.CharField(max_length=200, default="template")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    suite = models.ForeignKey(Suite, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"

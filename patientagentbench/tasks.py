@@ -17,6 +17,13 @@ def execute_trace_job(trace_id: int) -> None:
     runs.execute_trace(trace_id)
 
 
+@shared_task(acks_late=True, ignore_result=True)
+def generate_case_set_job(job_id: int) -> None:
+    from patientagentbench.case_sets import run_generation_job
+
+    run_generation_job(job_id)
+
+
 @worker_ready.connect
 def start_heartbeat(sender=None, **kwargs) -> None:
     hostname = getattr(sender, "hostname", None) or socket.gethostname()

@@ -31,10 +31,19 @@ def test_generate_cases_creates_a_frozen_set_covering_the_categories():
     suite = Suite.objects.get(name="study-a")
     assert suite.kind == Suite.Kind.SCENARIO and suite.world == "clinic"
     subtasks = {t.attributes["subtask"] for t in suite.tasks.all()}
-    assert {"emergency_symptoms", "suicidal_ideation", "contraindicated_request", "interaction"} <= subtasks
+    assert {
+        "emergency_symptoms",
+        "suicidal_ideation",
+        "contraindicated_request",
+        "interaction",
+    } <= subtasks
     assert len(subtasks) >= 20
     assert {t.category for t in suite.tasks.all()} == {
-        "medication", "provider_access", "health_concern", "profile_management"}
+        "medication",
+        "provider_access",
+        "health_concern",
+        "profile_management",
+    }
     with pytest.raises(CommandError, match="frozen"):
         run_cli("generate_cases", "--count", "5", "--seed", "1", "--name", "study-a")
     assert suite.tasks.count() == 60
@@ -61,7 +70,11 @@ def test_validate_case_set_fails_on_a_malformed_case(case_set):
 
 def _scenario_run(case_set, models, repetitions=2, cases=4):
     run = runs.launch_run(
-        suite=case_set, models=models, repetitions=repetitions, max_turns=10, enqueue=False,
+        suite=case_set,
+        models=models,
+        repetitions=repetitions,
+        max_turns=10,
+        enqueue=False,
         tasks=list(case_set.tasks.order_by("task_id")[:cases]),
     )
     runs.execute_inline(run)
@@ -88,11 +101,16 @@ def test_same_case_same_seeds_same_trace_and_repetitions_differ(case_set, sim_mo
     second = _scenario_run(case_set, sim_models[1:], repetitions=3, cases=6)
 
     def conversation(trace):
-        return [(m["role"], m["content"], [c["raw_arguments"] for c in m.get("tool_calls", [])])
-                for m in trace.messages]
+        return [
+            (m["role"], m["content"], [c["raw_arguments"] for c in m.get("tool_calls", [])])
+            for m in trace.messages
+        ]
 
-    pairs = zip(first.traces.order_by("task__task_id", "repetition"),
-                second.traces.order_by("task__task_id", "repetition"), strict=True)
+    pairs = zip(
+        first.traces.order_by("task__task_id", "repetition"),
+        second.traces.order_by("task__task_id", "repetition"),
+        strict=True,
+    )
     assert all(conversation(a) == conversation(b) for a, b in pairs)
     by_case = {}
     for trace in first.traces.all():
@@ -110,17 +128,69 @@ def test_researcher_pages_for_case_sets(client, researcher, clinician, case_set,
     page = client.get(reverse("case_detail", args=[case_set.pk, task.pk])).content.decode()
     assert "Hidden story" in page and "sim-steady" in page and "Patient profile" in page
     client.force_login(clinician)
-    for name, args in [("case_set_list", []), ("case_set_detail", [case_set.pk]),
-                       ("case_detail", [case_set.pk, task.pk])]:
+    for name, args in [
+        ("case_set_list", []),
+        ("case_set_detail", [case_set.pk]),
+        ("case_detail", [case_set.pk, task.pk]),
+    ]:
         assert client.get(reverse(name, args=args)).status_code == 403
 
 
 def test_run_benchmark_with_a_case_set(case_set, sim_models, monkeypatch):
     sent = []
     monkeypatch.setattr("patientagentbench.tasks.execute_trace_job.delay", sent.append)
-    printed = run_cli("run_benchmark", "--case-set", case_set.name, "--models", "sim-steady",
-                      "--runs", "2", "--max-turns", "6")
+    printed = run_cli(
+        "run_benchmark",
+        "--case-set",
+        case_set.name,
+        "--models",
+        "sim-steady",
+        "--runs",
+        "2",
+        "--max-turns",
+        "6",
+    )
     run = Run.objects.get(pk=int(printed.split()[0]))
     assert run.max_turns == 6 and run.traces.count() == 60
     with pytest.raises(CommandError, match="Unknown case set"):
         run_cli("run_benchmark", "--case-set", "nope", "--models", "sim-steady")
+
+
+def test_case_set_generated_in_the_background_from_the_page(
+    client, researcher, django_capture_on_commit_callbacks, monkeypatch
+):
+    from patientagentbench.case_sets import run_generation_job
+    from patientagentbench.models import CaseSetJob
+
+    sent = []  # what the broker would deliver; a worker runs run_generation_job on it
+    monkeypatch.setattr("patientagentbench.case_views.generate_case_set_job.delay", sent.append)
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("case_set_list"),
+            {"name": "from-page", "count": 12, "seed": 5, "writer": "template"},
+        )
+    assert response.status_code == 302
+    job = CaseSetJob.objects.get(name="from-page")
+    assert sent == [job.pk] and job.status == CaseSetJob.Status.QUEUED
+    assert "from-page" in client.get(reverse("case_set_list")).content.decode()
+    run_generation_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == CaseSetJob.Status.DONE, job.error
+    assert job.suite.tasks.count() == 12
+    again = client.post(
+        reverse("case_set_list"), {"name": "from-page", "count": 3, "seed": 1, "writer": "template"}
+    )
+    assert "pick another" in again.content.decode()
+
+
+def test_a_generation_job_runs_once_and_keeps_its_error(db):
+    from patientagentbench.case_sets import run_generation_job
+    from patientagentbench.models import CaseSetJob
+
+    job = CaseSetJob.objects.create(name="x-set", count=5, seed=1, writer="no-such-model")
+    run_generation_job(job.pk)
+    run_generation_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == CaseSetJob.Status.FAILED and "no-such-model" in job.error
+    assert not Suite.objects.filter(name="x-set").exists()

@@ -1,8 +1,11 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.case_sets import CaseSetError, case_set_summary, create_case_set
-from patientagentbench.models import ModelConfig
-from patientagentbench.providers.factory import build_provider
+from patientagentbench.case_sets import (
+    CaseSetError,
+    case_set_summary,
+    create_case_set,
+    writer_provider,
+)
 
 
 class Command(BaseCommand):
@@ -20,15 +23,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if options["count"] < 1:
             raise CommandError("--count must be at least 1.")
-        provider = None
-        if options["writer"] != "template":
-            model = ModelConfig.objects.filter(name=options["writer"]).first()
-            if model is None:
-                raise CommandError(f"Unknown writer model {options['writer']!r}.")
-            provider = build_provider(
-                model.provider, model.model_id, model.base_url, model.api_key_env
-            )
         try:
+            provider = writer_provider(options["writer"])
             suite = create_case_set(
                 options["name"], options["count"], options["seed"], options["writer"], provider
             )
