@@ -140,25 +140,12 @@ def main() -> None:
 
 
 def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Popen]:
+    from patientagentbench.celery import worker_argv
+
     log = open(Path(var_dir) / "workers.log", "w")  # noqa: SIM115 - lives as long as they do
     return [
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "patientagentbench",
-                "worker",
-                "--pool",
-                "threads",
-                "--concurrency",
-                str(threads),
-                "--loglevel",
-                "WARNING",
-                "--hostname",
-                f"bench{i}@%h",
-            ],
+            worker_argv(threads, "WARNING", f"bench{i}@%h"),
             cwd=ROOT,
             env=os.environ.copy(),
             stdout=log,

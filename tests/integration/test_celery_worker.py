@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 
 from patientagentbench import runs
+from patientagentbench.celery import worker_argv
 from patientagentbench.models import Run, Trace
 from patientagentbench.tasks import execute_trace_job
 from tests.services import require_services
@@ -34,22 +35,7 @@ def worker(transactional_db, tmp_path):
     }
     log = (tmp_path / "worker.log").open("w")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "patientagentbench",
-            "worker",
-            "--pool",
-            "threads",
-            "--concurrency",
-            "4",
-            "--loglevel",
-            "INFO",
-            "--hostname",
-            f"test-{os.getpid()}@%h",
-        ],
+        worker_argv(4, hostname=f"test-{os.getpid()}@%h"),
         cwd=ROOT,
         env=env,
         stdout=log,

@@ -5,6 +5,8 @@ import sys
 
 from django.core.management.base import BaseCommand
 
+from patientagentbench.celery import worker_argv
+
 
 class Command(BaseCommand):
     help = "Serve the web app and a Celery worker together until Ctrl-C (the demo's runner)."
@@ -15,22 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=4, help="Worker threads")
 
     def handle(self, *args, **options):
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "patientagentbench",
-                "worker",
-                "--pool",
-                "threads",
-                "--concurrency",
-                str(options["concurrency"]),
-                "--loglevel",
-                "INFO",
-            ]
-        )
+        worker = subprocess.Popen(worker_argv(options["concurrency"]))
         web = subprocess.Popen(
             [
                 sys.executable,
