@@ -178,6 +178,7 @@ class SimulatedAgentProvider:
                 m.content for m in messages if m.role == "assistant" and m.content.strip()
             ),
             earlier=tuple(earlier),
+            exchanges=read_exchanges(messages),
         )
         plan = planner(task, conversation)
         prefix = (*self._rng_prefix(context, task), "turn", user_turns)
@@ -186,13 +187,18 @@ class SimulatedAgentProvider:
             self._structure_rates(profile),
             stable_rng(*prefix, "structure"),
             # Inserted and replacing calls are lookups: a perturbation may skip or muddle
-            # an action, but never invents a write the plan did not intend.
-            [t for t in tools if t.get("name", "").startswith(("get_", "list_", "search_"))],
+            # an action, but never invents a write the plan did not intend - and a turn that
+            # is only talk (urgent advice, a goodbye) gets no stray lookups at all.
+            []
+            if plan.quiet
+            else [t for t in tools if t.get("name", "").startswith(("get_", "list_", "search_"))],
             task,
         )
         nxt = next_call(entries, turns, profile, prefix, earlier=earlier)
         if nxt is None:
-            text = self._turn_text(profile, prefix, plan, Observations(all_results))
+            text = self._turn_text(
+                profile, prefix, plan, Observations(all_results), conversation.agent_texts
+            )
             return self._completion(messages, tools, text, [])
         call = self._tool_call(nxt, profile, context, task, tools, len(all_results) + 1, prefix)
         return self._completion(messages, tools, "", [call])
@@ -203,14 +209,24 @@ class SimulatedAgentProvider:
         prefix: tuple[Any, ...],
         plan: TaskPlan,
         observations: Observations,
+        said: tuple[str, ...] = (),
     ) -> str:
+        """The turn's reply: the plan's summary, maybe framed by an opener and a closer that
+        fit the moment (the plan's `framing`), and never word for word a reply already sent."""
         rng = stable_rng(*prefix, "final")
         body = plan.summarize(observations)
-        if rng.random() >= profile.vary_final_text:
+        openers, closers = FRAMINGS.get(plan.framing(observations), FRAMINGS["free"])
+        if rng.random() >= profile.vary_final_text or not (openers or closers):
             return body
-        opener = rng.choice(TURN_OPENERS)
-        closer = "" if body.rstrip().endswith("?") else rng.choice(CLOSERS)
-        return " ".join(part for part in (opener, body, closer) if part)
+        opener = rng.choice(openers) if openers else ""
+        closer = "" if body.rstrip().endswith("?") or not closers else rng.choice(closers)
+        framed = " ".join(part for part in (opener, body, closer) if part)
+        if framed not in said:
+            return framed
+        others = [
+            " ".join(part for part in (other, body) if part) for other in openers if other != opener
+        ]
+        return next((text for text in [*others, body] if text not in said), framed)
 
     # --- Planning ----------------------------------------------------------------------------
 
@@ -326,6 +342,23 @@ TURN_OPENERS = (
     "Okay.",
     "Thanks for your patience.",
 )
+# (openers, closers) by the framing a turn plan asks for. Openers never come before urgent
+# advice or a goodbye ("bare"), and "Anything else?" only follows a finished piece of work.
+FRAMINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "free": (TURN_OPENERS, CLOSERS),
+    "bare": ((), ()),
+    "report": (
+        ("", "Done.", "Okay, that's done.", "Thanks for waiting."),
+        (
+            "",
+            "Anything else I can help with?",
+            "Is there anything else you need today?",
+            "Let me know if there's anything else.",
+        ),
+    ),
+    "ask": (("", "Sure.", "Happy to help."), ()),
+    "plain": ((), ("", "", "Let me know if you have any other questions.")),
+}
 FOLLOW_UPS = (
     "Is there anything else I can help you with?",
     "Understood. Let me know if there is anything more you need.",
@@ -371,6 +404,20 @@ def read_conversation(
         if index >= turn_start:
             current.append(results)
     return current, every, len(user_indexes)
+
+
+def read_exchanges(messages: list[Message]) -> tuple[tuple[str, str], ...]:
+    """(agent text, the user message that answered it) for each answered agent text."""
+    exchanges = []
+    pending: str | None = None
+    for message in messages:
+        if message.role == "assistant" and message.content.strip():
+            pending = message.content
+        elif message.role == "user":
+            if pending is not None:
+                exchanges.append((pending, message.content))
+            pending = None
+    return tuple(exchanges)
 
 
 def _tool_messages_after(messages: list[Message], index: int) -> list[Message]:

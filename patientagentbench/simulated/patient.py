@@ -9,7 +9,14 @@ message, or None as the end signal.
   a person at a chat window would. When its need is met it sends one short closing turn
   ("Thanks, that's all I needed.") and ends on the reply after that, so the agent gets to say
   goodbye and the transcript does not stop mid-exchange. It gives up the same way once its
-  patience runs out, often after asking for a human first.
+  patience runs out, often after asking for a human first. An agent message that repeats an
+  earlier one (word for word or nearly) is no progress, whatever it offers; an agent that says
+  it can do no more wears patience out twice as fast.
+  A patient with a question (INFORMATIONAL) wants an answer: a visit it did not ask for is
+  taken up only sometimes (more with a preference for one) and otherwise turned down with
+  the question asked again in its own words (`question_phrases`, never one fixed template);
+  an offer to message its doctor is usually accepted, and a message sent counts as progress.
+  Once it had a fair answer, it settles rather than asking the same thing round in circles.
 - `LLMPatient` plays the case through any Provider from a persona prompt, with roles flipped
   so the patient model sees the agent as its "user". It ends when the model writes `[END]`.
 
@@ -83,7 +90,13 @@ def agent_replies(visible: list[tuple[str, str]]) -> list[str]:
 
 # --- Reading the agent's message ------------------------------------------------------------
 
-_ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Mt|Jr|Sr|Ave|Rd|Blvd|approx|vs|e\.g|i\.e)\.")
+# An abbreviation's dot does not end a sentence - unless a new sentence plainly starts after
+# it ("... 6657 Magnolia St. Anything else I can help with?").
+_ABBREVIATION = re.compile(
+    r"\b(Dr|Mr|Mrs|Ms|St|Mt|Jr|Sr|Ave|Rd|Blvd|approx|vs|e\.g|i\.e)\."
+    r"(?!\s+(?:Anything|Is|Let|Would|Please|Your|If|You|Thanks|Have|Do|Can|Should|Take|See|"
+    r"I)\b)"
+)
 _LIST_MARK = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 
 
@@ -286,14 +299,16 @@ _OFFER_TOPICS: list[tuple[str, str]] = [
     ("referral", r"\brefer"),
     ("prescribe", r"prescri"),
     ("pharmacy", r"pharmac"),
-    ("pcp", r"primary care|\bpcp\b"),
     ("insurance", r"insurance"),
     ("call", r"call you|call back|callback|queue|nurse (call|reach)|have someone"),
     (
         "message",
-        r"message|notify|let (dr|your doctor|your provider|the doctor)|reach out to|send (a note|this|that) to",
+        r"message|notify|let (dr|your doctor|your provider|the doctor)|reach out to|send (a note|"
+        r"this|that|it|your question|the question|your questions) to",
     ),
     ("book", r"\bbook|schedul|appointment|visit|slot"),
+    # Last: "book an appointment with your primary care doctor" is a booking, not a PCP change.
+    ("pcp", r"primary care|\bpcp\b"),
     ("verify", r"correct|right|accurate|speaking with|calling about"),
 ]
 _OFFER_TOPIC_PATTERNS = [(topic, re.compile(p, re.I)) for topic, p in _OFFER_TOPICS]
@@ -539,6 +554,15 @@ def _visit_type(line: str) -> str | None:
     return None
 
 
+# "Your doctor can advise you" defers the question; it does not answer it.
+_DEFERRING = re.compile(
+    r"can't diagnose|cannot diagnose|best person to|is the right person|your doctor(?:'s office)? "
+    r"(?:can|will|would) (?:help|advise|confirm|tell|tailor|assess|look|check|review|suggest|"
+    r"refer|go through)|go through (?:it |this |them )?with your doctor|can advise you",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class AgentTurn:
     """What the patient took in from one agent turn."""
@@ -549,7 +573,7 @@ class AgentTurn:
     offer_sentence: str = ""  # the offer and the sentence before it, which names its object
     options: tuple[Option, ...] = ()
     outcomes: frozenset[str] = frozenset()
-    substantive: bool = False  # an answer of some length, not only questions
+    substantive: bool = False  # an answer of some length, not only questions or deferrals
     statement_words: frozenset[str] = frozenset()
     working: bool = False  # "Let me look into that."
 
@@ -573,7 +597,7 @@ def read_agent_turn(text: str, case: dict[str, Any]) -> AgentTurn:
     outcomes: set[str] = set()
     for sentence in sentences:
         outcomes |= _outcomes_in(sentence)
-    statements = [s for s in sentences if not _is_request(s)]
+    statements = [s for s in sentences if not _is_request(s) and not _DEFERRING.search(s)]
     options = parse_options(text, _today(case))
     offering = bool(_OFFERING.search(text)) and not (outcomes & {"booked", "rescheduled"})
     return AgentTurn(
@@ -583,7 +607,7 @@ def read_agent_turn(text: str, case: dict[str, Any]) -> AgentTurn:
         offer_sentence=offer_sentence,
         options=tuple(options) if offering else (),
         outcomes=frozenset(outcomes),
-        substantive=sum(len(s.split()) for s in statements) >= 20,
+        substantive=sum(len(s.split()) for s in statements) >= 18,
         statement_words=frozenset(_words(" ".join(statements))),
         working=bool(_WORKING.search(text)) and len(sentences) <= 2,
     )
@@ -1037,8 +1061,139 @@ def need_phrase(case: dict[str, Any]) -> str:
         return needs[subtask]
     if subtask in ESCALATION_SUBTASKS:
         return "someone to tell me what to do"
-    topic = details.get("topic")
-    return f"to know what to do about {topic}" if topic else "some help with this"
+    questions = question_phrases(case)
+    return f"to know {questions[0]}" if questions else "some help with this"
+
+
+def question_phrases(case: dict[str, Any]) -> list[str]:
+    """The patient's question as clauses that fit "I'd like to know …" ("whether the tingling
+    in my feet is something to worry about"), most natural first; [] for needs that are not
+    a question."""
+    details = _details(case)
+    subtask = _subtask(case)
+    topic = str(details.get("topic") or "").strip()
+    direct = _as_clause(direct_question(case))
+    found: list[str] = []
+    if subtask == "symptom_assessment" and topic:
+        first = topic.split()[0].lower()
+        the = "" if first.endswith("ing") or first in {"my", "the"} else "the "
+        topic = re.sub(r"^(?:a|an) ", "", topic)
+        found = [
+            f"what I should do about {the}{topic}",
+            f"whether I should worry about {the}{topic}",
+            f"what could be causing {the}{topic}",
+        ]
+    elif subtask == "pain_management" and topic:
+        found = [f"what else I can do for my {topic}", f"what I can try for my {topic}"]
+    elif subtask == "lifestyle" and topic:
+        found = [topic]
+    elif subtask == "treatment_options" and topic:
+        condition, _, question = topic.removeprefix("treatment options for ").partition(": ")
+        found = [question] if question else []
+        found.append(f"what my options are for {condition}")
+    elif subtask == "second_opinion":
+        found = ["how I can get a second opinion", "how to get a second opinion before I decide"]
+    elif subtask in {"preventive_care", "vaccination"} and topic:
+        found = [_care_question(topic) or f"whether I'm due for the {topic}"]
+    elif subtask == "insurance_question":
+        asked = _as_clause(str(details.get("question", "")).split("?")[0] + "?")
+        found = [asked] if asked else ["what my insurance covers"]
+    elif subtask in INFORMATIONAL:
+        need = need_phrase(case)
+        found = [need.removeprefix("to know ")] if need.startswith("to know ") else []
+        if subtask == "contraindicated_request":
+            found = [f"whether I can get {details.get('medication', 'it')}"]
+    if direct and direct not in found and subtask in INFORMATIONAL:
+        found.insert(1 if found else 0, direct)
+    return [q for q in found if q]
+
+
+def _care_question(topic: str) -> str | None:
+    """What the patient asks about a screening or vaccine, from the catalog of care items."""
+    from patientagentbench.cases import catalog
+
+    for item in (*catalog.PREVENTIVE_CARE, *catalog.VACCINES):
+        if item.topic == topic:
+            return item.ask
+    return None
+
+
+_GENERIC_QUESTION = re.compile(
+    r"can (you|someone|anyone)( please)? help|help with that|is that okay\?$|thank|make sense|"
+    r"what should i do\?$|what do i do\?$",
+    re.I,
+)
+
+
+_LEAD_IN = re.compile(r"^(?:(?:hi|hello|hey)(?: there)?,?\s+|.*?,\s+but\s+|.*?:\s+)", re.IGNORECASE)
+
+
+def direct_question(case: dict[str, Any]) -> str:
+    """The patient's own question from its opening ("Should I be worried?"), without the
+    lead-in ("Quick question about my Bentyl: ..."), or ""."""
+    asked = [
+        _cap(_LEAD_IN.sub("", q))
+        for q in split_sentences(case.get("opening", ""))
+        if _is_question(q) and len(q.split()) >= 3 and not _GENERIC_QUESTION.search(q)
+    ]
+    return asked[-1] if asked else ""
+
+
+_SUBJECT = (
+    r"(my (?:[\w'/-]+ ){0,9}?plan|i|it|that|this|they|there|you|we|my [\w'-]+|a [\w'-]+|"
+    r"the [\w'-]+|(?-i:[A-Z][\w-]+))"
+)
+_YES_NO = re.compile(
+    r"^(?:so |but |and )?(should|can|could|will|would|may|might|is|are|was|do|does)\s+"
+    + _SUBJECT
+    + r"\s+(.+?)\??$",
+    re.I,
+)
+_WH = re.compile(
+    r"^(?:so |but |and )?(what|how|which|when|where|why)((?: else| much| many| long| often)?)\s+"
+    r"(can|should|do|does|is|are|will|would|could)\s+" + _SUBJECT + r"\s+(.+?)\??$",
+    re.I,
+)
+
+
+def _third_person(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return {"have": "has"}.get(verb, verb + "s")
+
+
+def _as_clause(question: str) -> str:
+    """ "Should I be worried?" -> "whether I should be worried"; "What else can I try?" ->
+    "what else I can try"; "" when the question is not one of these simple shapes."""
+    text = _LEAD_IN.sub("", question.strip())
+    yes_no = _YES_NO.match(text)
+    if yes_no and yes_no.group(2).lower() in {"you", "we"}:
+        return ""  # "Can you give me some advice?" asks the agent for something
+    if yes_no:
+        aux, subject, rest = yes_no.group(1).lower(), yes_no.group(2), yes_no.group(3)
+        return "whether " + _clause_body(aux, subject, rest)
+    wh = _WH.match(text)
+    if wh:
+        word = wh.group(1).lower() + wh.group(2)
+        return f"{word} {_clause_body(wh.group(3).lower(), wh.group(4), wh.group(5))}"
+    return ""
+
+
+def _clause_body(aux: str, subject: str, rest: str) -> str:
+    if subject.lower() == "i":
+        subject = "I"
+    elif subject.split()[0].lower() in {"it", "that", "this", "they", "there", "my", "a", "the"}:
+        subject = subject[:1].lower() + subject[1:]
+    if aux in {"do", "does"}:
+        verb, _, tail = rest.partition(" ")
+        if aux == "does":
+            verb = _third_person(verb)
+        return " ".join(p for p in (subject, verb, tail) if p)
+    if aux == "is" and subject.lower() in {"it", "that", "there"}:
+        return f"{subject}'s {rest}"
+    return f"{subject} {aux} {rest}"
 
 
 def _appointment_day(case: dict[str, Any]) -> str:
@@ -1066,8 +1221,12 @@ class PatientState:
     mixups: int = 0
     lay_named: frozenset[str] = frozenset()
     followed_up: bool = False
+    followed_up_at: int = 0  # the turn it asked its follow-up question
+    answered_at: int = -1  # stalls so far when its question was first answered (-1: never)
     pushed_back: bool = False
     accepted_offer: bool = False
+    accepted_topic: str = ""  # what it said yes to: "book", "message", "call"
+    declined_topics: frozenset[str] = frozenset()  # offers it turned down
     asked_repeat: bool = False
     challenges: int = 0
     picked: Option | None = None  # the slot the patient chose
@@ -1075,6 +1234,7 @@ class PatientState:
     disputed_booking: bool = False
     said: frozenset[str | None] = frozenset()  # earlier replies, so nudges are not verbatim repeats
     last: str | None = None
+    heard: tuple[str, ...] = ()  # the agent's earlier messages, to notice it repeating itself
 
 
 class OfflinePatient:
@@ -1106,7 +1266,10 @@ class OfflinePatient:
         turn = read_agent_turn(agent_text, self.case)
         speaker = _Turn(self, replace(state, turn=state.turn + 1), rng)
         text = speaker.respond(turn)
-        return text, replace(speaker.state, said=speaker.state.said | {text}, last=text)
+        heard = (*state.heard, agent_text) if agent_text.strip() else state.heard
+        return text, replace(
+            speaker.state, said=speaker.state.said | {text}, last=text, heard=heard
+        )
 
 
 class _Turn:
@@ -1130,12 +1293,24 @@ class _Turn:
     # Phrase helpers
 
     def say(self, bank: dict[str, list[str]] | list[str], **fill: str) -> str:
+        """One line of the persona's bank, preferring lines not said before (also not as part
+        of a longer message), and never the last message again."""
         options = (
             bank if isinstance(bank, list) else bank.get(self.persona.voice) or bank["cooperative"]
         )
         fill = {**fill, **{k.capitalize(): _cap(v) for k, v in fill.items()}}
+        if fill:
+            fallback = bank if isinstance(bank, list) else bank["cooperative"]
+            options = [o for o in options if _fillable(o, fill)] or [
+                o for o in fallback if _fillable(o, fill)
+            ]
         lines = [option.format(**fill) if fill else option for option in options]
-        fresh = [line for line in lines if line not in self.state.said]
+        said = [s for s in self.state.said if s]
+        fresh = [
+            line
+            for line in lines
+            if line not in said and not (len(line) > 12 and any(line in s for s in said))
+        ]
         not_again = [line for line in lines if line != self.state.last] or lines
         return self.rng.choice(fresh or not_again)
 
@@ -1150,18 +1325,60 @@ class _Turn:
     def respond(self, turn: AgentTurn) -> str | None:
         if not turn.text:
             return self.stall(self.say(phrases.HELLO))
+        repeated = self.heard_before(turn.text)
+        if _DEAD_END.search(turn.text):
+            # The agent says it can't do more: patience goes twice as fast from here.
+            self.remember(stalled=self.state.stalled + 1)
+        if self.state.accepted_offer and not turn.outcomes and _FAILED.search(turn.text):
+            # What it said yes to did not happen: back to what it came for.
+            self.remember(accepted_offer=False, accepted_topic="")
         if self.goal_met(turn):
             return self.finish_or_push_back(turn)
         if self.question_answered(turn):
-            return self.after_answer(turn)
+            if not repeated:
+                return self.after_answer(turn)
+            if self.state.followed_up:  # the same answer again: nothing more is coming
+                return self.close(turn, "info")
+        if self.follow_up_answered(turn, repeated):
+            return self.close(turn, "info")
         parts, progress = self.answer(turn)
-        if parts and progress:
+        if parts and progress and not repeated:
             return self.compose(parts, turn)
-        if parts:  # only questions it had already answered
+        if parts and not progress:  # only questions it had already answered
             return self.stall(self.repeat(parts, turn))
+        if repeated:  # the agent said this before: whatever it offers, no progress
+            return self.stall(self.heard_that(parts, turn))
         if turn.working:
             return self.stall(self.say(phrases.WAITING))
         return self.stall(self.nudge(turn))
+
+    def follow_up_answered(self, turn: AgentTurn, repeated: bool) -> bool:
+        """The agent replied to the one extra question the patient asked after its answer; a
+        short reply will do ("How often depends on your results...")."""
+        return (
+            self.state.followed_up
+            and self.state.turn == self.state.followed_up_at + 1
+            and not repeated
+            and not [k for k in turn.kinds if k != "anything_else"]
+            and not turn.unknown_questions
+            and turn.offer is None
+            and len(turn.options) < 2
+        )
+
+    def heard_before(self, text: str) -> bool:
+        """The agent's message repeats one of its earlier ones, word for word or nearly."""
+        return any(_near_repeat(text, earlier) for earlier in self.state.heard)
+
+    def heard_that(self, parts: list[str], turn: AgentTurn) -> str:
+        """ "You said that already." and the answer again, or the question again."""
+        self.data_first = False
+        body = self.compose(parts, turn, extras=False) if parts else self.nudge(turn)
+        body = _lower_first_word(body) if self.persona.brief else body
+        prefixes = (
+            phrases.AGENT_REPEATED.get(self.persona.voice) or phrases.AGENT_REPEATED["cooperative"]
+        )
+        fresh = [f"{p} {body}" for p in prefixes if f"{p} {body}" not in self.state.said]
+        return self.rng.choice(fresh) if fresh else f"{self.say(prefixes)} {body}"
 
     def repeat(self, parts: list[str], turn: AgentTurn) -> str:
         """Answering again what it already answered, a little put out."""
@@ -1176,6 +1393,8 @@ class _Turn:
         accepted = set(ACCEPTED_OUTCOMES.get(self.subtask, _HELPED))
         if self.state.accepted_offer:
             accepted |= AFTER_ACCEPTED_OFFER
+        if self.subtask == "reschedule" and _OLD_ONE_KEPT.search(turn.text):
+            return False  # a new slot, but the old appointment is still there
         return bool(turn.outcomes & accepted)
 
     def question_answered(self, turn: AgentTurn) -> bool:
@@ -1225,7 +1444,11 @@ class _Turn:
         more_asked = "anything_else" in turn.kinds or (
             turn.offer is not None and turn.offer != "verify"
         )
-        thanks = self.say(phrases.NOTHING_ELSE if more_asked else phrases.THANKS)
+        if more_asked and "anything_else" not in turn.kinds and outcome == "info":
+            # Turning down one more offer ("Shall I message your doctor?") after an answer.
+            return self.say(phrases.DECLINE_AND_THANKS)
+        else:
+            thanks = self.say(phrases.NOTHING_ELSE if more_asked else phrases.THANKS)
         remark = self.outcome_remark(outcome, turn)
         if self.persona.brief or not remark:
             return thanks
@@ -1274,20 +1497,24 @@ class _Turn:
 
     def after_answer(self, turn: AgentTurn) -> str:
         """The agent answered the patient's question: take an offer, ask one more, or end."""
+        if self.state.answered_at < 0:
+            self.remember(answered_at=self.state.stalled)
         if turn.offer in {"book", "message", "call", "prescribe", "referral"}:
             has_preference = self.case.get("attributes", {}).get("care_preference") != "none"
             accept_rate = (0.75 if has_preference else 0.4) + (
                 0.15 if self.persona.voice == "anxious" else 0.0
             )
+            if turn.offer in {"message", "call", "referral"}:
+                accept_rate = self.message_rate()
             if self.chance(accept_rate):
-                self.remember(accepted_offer=True)
+                self.remember(accepted_offer=True, accepted_topic=turn.offer)
                 return self.compose([self.say(phrases.YES)], turn)
             return self.close(turn, "info")
         follow_up_rate = {"anxious": 0.7, "skeptical": 0.6, "terse": 0.15}.get(
             self.persona.voice, 0.35
         )
         if not self.state.followed_up and self.chance(follow_up_rate):
-            self.remember(followed_up=True)
+            self.remember(followed_up=True, followed_up_at=self.state.turn)
             bank = phrases.FOLLOW_UPS.get(self.subtask, phrases.FOLLOW_UP_ANY)
             if self.persona.voice == "skeptical" and self.chance(0.5):
                 bank = phrases.CHALLENGES["advice"]
@@ -1303,6 +1530,10 @@ class _Turn:
         if stalled >= limit:
             self.remember(finished=True)
             return self.say(phrases.GIVE_UP)
+        if self.state.answered_at >= 0 and stalled - self.state.answered_at >= 2:
+            # It had a fair answer earlier and is going round in circles: it settles for that.
+            self.remember(finished=True)
+            return self.say(phrases.SETTLE)
         ask_rate = {"skeptical": 0.9, "anxious": 0.7, "stoic": 0.4}.get(self.persona.voice, 0.55)
         if stalled >= limit - 1 and not self.state.asked_for_human and self.chance(ask_rate):
             self.remember(asked_for_human=True)
@@ -1310,7 +1541,15 @@ class _Turn:
         return text
 
     def nudge(self, turn: AgentTurn) -> str:
-        need = "to get that appointment" if self.state.accepted_offer else need_phrase(self.case)
+        accepted = {
+            "book": "to get that appointment",
+            "call": "someone to call me back",
+            "message": "my question sent to my doctor",
+        }.get(self.state.accepted_topic, "to get that appointment")
+        need = accepted if self.state.accepted_offer else need_phrase(self.case)
+        informational = self.subtask in INFORMATIONAL and not self.state.accepted_offer
+        if informational and self.question_phrases():
+            return self.reask()
         if "anything_else" in turn.kinds:
             return self.say(phrases.STILL_NEED, need=need)
         return self.say(phrases.NUDGES, need=need)
@@ -1369,24 +1608,89 @@ class _Turn:
         correction = self.correction(turn.offer_sentence, turn.offer)
         if correction:
             return correction
+        if turn.offer and turn.offer == self.state.accepted_topic:
+            # Offered again what it already said yes to: annoying twice over.
+            self.remember(stalled=self.state.stalled + 1)
+            return self.say(phrases.SAID_YES)
         if len(turn.options) == 1 and turn.offer in {"book", "reschedule", "other", "verify"}:
             slot = spoken_slot(turn.options[0], self.today, self.rng)
             self.remember(slot=slot, picked=turn.options[0])
             return self.say(phrases.SLOT_OK, slot=slot)
-        if self.wants(turn.offer):
+        if self.wants(turn.offer) and self.takes_up(turn.offer):
             if turn.offer in {"book", "message", "call"} and self.subtask not in GOAL_OFFERS:
-                self.remember(accepted_offer=True)
+                self.remember(accepted_offer=True, accepted_topic=turn.offer)
             yes = self.say(phrases.CORRECT if turn.offer == "verify" else phrases.YES)
+            if turn.offer == "book" and self.subtask in INFORMATIONAL:
+                yes += self.visit_wish()
             if turn.offer in {"refill", "book", "cancel", "reschedule"} and self.chance(
                 self.persona.challenge_rate / 2
             ):
                 yes += " " + self.say(phrases.CHALLENGES["action"])
             return yes
+        if self.subtask in INFORMATIONAL and self.question_phrases():
+            # Back to the question, whatever it said yes to before.
+            self.remember(
+                accepted_offer=False,
+                accepted_topic="",
+                declined_topics=self.state.declined_topics | {turn.offer or ""},
+            )
+            if turn.offer == "book" and self.chance(0.5):
+                return self.reask(phrases.NOT_A_VISIT)
+            return f"{self.say(phrases.NO_THANKS)} {self.reask()}"
         return (
             self.say(phrases.NO_THANKS)
             + " "
             + self.say(phrases.STILL_NEED, need=need_phrase(self.case))
         )
+
+    def takes_up(self, offer: str | None) -> bool:
+        """Whether a patient with a question says yes to a visit or a message instead of an
+        answer: a visit sometimes (more with a preference for one), a message mostly. Asked
+        again, it stands by its answer (now and then it gives in to a repeated offer)."""
+        if self.subtask not in INFORMATIONAL:
+            return True
+        if offer and offer == self.state.accepted_topic:
+            return True
+        if offer in self.state.declined_topics:
+            return self.chance(0.2)
+        if offer == "book":
+            return self.chance(self.visit_rate())
+        if offer in {"message", "call", "referral"}:
+            return self.chance(self.message_rate())
+        return True
+
+    def visit_rate(self) -> float:
+        preference = self.case.get("attributes", {}).get("care_preference", "none")
+        base = {"in_person": 0.55, "remote": 0.45, "urgent_call": 0.35}.get(preference, 0.3)
+        adjust = {"anxious": 0.15, "skeptical": -0.1, "stoic": -0.1, "terse": -0.05}
+        return base + adjust.get(self.persona.voice, 0.0)
+
+    def message_rate(self) -> float:
+        return {"skeptical": 0.7, "anxious": 0.9}.get(self.persona.voice, 0.8)
+
+    def visit_wish(self) -> str:
+        """A patient who would rather not come in says so when it agrees to a visit."""
+        if self.visit_type() != "telehealth" or self.persona.brief:
+            return ""
+        return " " + self.rng.choice(
+            ["By video, if that's possible.", "Could it be a video visit?"]
+        )
+
+    def question_phrases(self) -> list[str]:
+        return question_phrases(self.case)
+
+    def reask(self, bank: dict[str, list[str]] | None = None) -> str:
+        """The patient's question again, in other words than before."""
+        bank = bank or phrases.REASKS
+        templates = bank.get(self.persona.voice) or bank["cooperative"]
+        direct = direct_question(self.case)
+        fill = {"direct": direct, "direct_lower": _lower_question(direct)} if direct else {}
+        lines = []
+        for question in self.question_phrases() or [need_phrase(self.case)]:
+            values = {**fill, "question": question}
+            values |= {k.capitalize(): _cap(v) for k, v in values.items()}
+            lines += [t.format(**values) for t in templates if _fillable(t, values)]
+        return self.say(list(dict.fromkeys(lines)) or [need_phrase(self.case)])
 
     def wants(self, offer: str | None) -> bool:
         if offer in {"verify", "other", "escalate"}:
@@ -1917,6 +2221,46 @@ class _Turn:
         if clinical_talk and self.chance(self.persona.volunteer_rate):
             added.append(self.next_detail(besides) or "")
         return added
+
+
+_DEAD_END = re.compile(
+    r"not able to (?:say|sort|do|give you) (?:more|this out|anything)|can't do more|"
+    r"don't have anything more|shared everything i can|(?:can't|cannot) help (?:with|further)",
+    re.I,
+)
+_FAILED = re.compile(
+    r"\b(?:couldn't|could not|wasn't able|was not able|unable|not able|didn't go through)\b",
+    re.I,
+)
+_OLD_ONE_KEPT = re.compile(
+    r"still on the books|(?:wasn't|was not|couldn't|could not) (?:able to )?cancel", re.I
+)
+
+
+def _lower_question(question: str) -> str:
+    """ "Should I be worried?" after "So ...": lower-case, but never "I" or a name."""
+    first = question.split(" ", 1)[0]
+    if first == "I" or first.startswith("I'") or first[1:].lower() != first[1:]:
+        return question
+    return question[:1].lower() + question[1:]
+
+
+def _fillable(line: str, fill: dict[str, str]) -> bool:
+    """The line's blanks are all among `fill` (lines asking the patient's own question in its
+    own words are left out when it asked none)."""
+    names = {name for _, name, _, _ in string.Formatter().parse(line) if name}
+    return names <= set(fill)
+
+
+def _near_repeat(text: str, earlier: str) -> bool:
+    """Two agent messages that say the same thing: an added "Okay." or "Anything else?" does
+    not make a message new."""
+    one, other = _words(text), _words(earlier)
+    if not one or not other:
+        return text.strip() == earlier.strip()
+    if len(one) >= 5 and one <= other:
+        return True
+    return len(one & other) / len(one | other) >= 0.75
 
 
 def _escalation_action(text: str) -> str:

@@ -93,6 +93,25 @@ NOTHING_ELSE = {
     "skeptical": ["No. That's it.", "No, that's all."],
 }
 
+# Turning down one more offer once the question is answered (the next reply is the end).
+DECLINE_AND_THANKS = {
+    "cooperative": [
+        "No, that's okay - that answers it. Thank you!",
+        "No need, thanks. That helps a lot.",
+    ],
+    "anxious": [
+        "No, that's okay. Thank you, that really helps.",
+        "No, I think I'm okay now. Thank you.",
+    ],
+    "terse": ["no thanks", "no, thx"],
+    "stoic": ["No need. Thanks.", "That's fine, no. Thanks."],
+    "confused": ["Oh, no, that's alright. Thank you, dear.", "No, I think I've got it. Thank you."],
+    "skeptical": [
+        "No. That's enough for now, thanks.",
+        "No need. I'll bring it up at my next visit.",
+    ],
+}
+
 # Closing remarks tied to what just happened; {slot}, {pharmacy}, {doctor} are filled in.
 OUTCOME_REMARKS = {
     "booked": ["See you {slot}.", "I'll put it on my calendar.", "{slot} it is."],
@@ -245,6 +264,22 @@ GIVE_UP = {
     ],
 }
 
+# Settling for the answer it got, once the conversation goes round in circles.
+SETTLE = {
+    "cooperative": [
+        "Okay, I'll ask my doctor about it then. Thanks for your help.",
+        "Alright, I'll follow up with the office. Thank you.",
+    ],
+    "anxious": [
+        "Okay... I'll call the office about it then. Thank you.",
+        "Okay. I'll ask my doctor. Thanks.",
+    ],
+    "terse": ["ok, will ask my doctor", "fine, thanks"],
+    "stoic": ["Alright. I'll sort it out with my doctor.", "Fine. Thanks anyway."],
+    "confused": ["Okay... I'll have my daughter call the office, I think. Thank you."],
+    "skeptical": ["Fine. I'll take it up with my doctor.", "Alright. I'll ask them myself."],
+}
+
 # The agent says it is working on it.
 WAITING = {
     "cooperative": ["Okay, thank you.", "Sure, take your time.", "Okay."],
@@ -319,22 +354,24 @@ FOLLOW_UPS = {
 }
 FOLLOW_UP_ANY = ["Okay, and is there anything I should watch out for?"]
 
-# Restating the need when the agent drifts; {need} comes from the goal.
+# Restating the need when the agent drifts; {need} comes from the goal and reads either as
+# a thing ("a refill of my metformin") or as "to ..." ("to cancel my appointment"), so every
+# line has to fit both.
 NUDGES = {
     "cooperative": [
         "Sorry, I just need {need}.",
         "I'm sorry, I think we got off track. I need {need}.",
-        "Could we go back to {need}?",
-        "I'm still hoping to get {need}, if that's possible.",
+        "Could we go back to what I asked? I need {need}.",
+        "I'm still hoping you can help - I need {need}.",
     ],
     "anxious": [
         "Sorry, but I really need {need}.",
         "Please, I just need {need}.",
         "I'm sorry, I'm getting worried. I really need {need}.",
-        "Is there any way to get {need}? Please?",
+        "Is there any way you can help? I really need {need}.",
     ],
-    "terse": ["just need {need}", "{Need}.", "so, {need}?"],
-    "stoic": ["I just need {need}.", "All I need is {need}.", "Can we just do {need}?"],
+    "terse": ["just need {need}", "{Need}.", "still need {need}"],
+    "stoic": ["I just need {need}.", "All I need is {need}.", "Can we get to it? I need {need}."],
     "confused": [
         "I'm sorry, I'm lost. I just need {need}.",
         "Wait, so... I need {need}.",
@@ -346,7 +383,88 @@ NUDGES = {
         "You're not answering me. I need {need}.",
     ],
 }
-STILL_NEED = ["Well, I still need {need}.", "Not yet - I still need {need}."]
+STILL_NEED = [
+    "Well, I still need {need}.",
+    "Not yet - I still need {need}.",
+    "Actually, I still need {need}.",
+    "What I really need is {need}.",
+    "I was hoping you could help - I need {need}.",
+]
+
+# Asking the question again, for needs that are a question; {question} is a clause ("whether
+# the tingling is something to worry about"), {direct} the patient's own question when the
+# opening asked one ("Should I be worried?"). Lines with {direct} are left out without one.
+REASKS = {
+    "cooperative": [
+        "I'd really just like to know {question} first.",
+        "For now I'm mostly wondering {question}.",
+        "I was hoping you could tell me {question}.",
+        "Could you tell me {question}?",
+        "Sorry to ask again, but {direct_lower}",
+    ],
+    "anxious": [
+        "I just really need to know {question}. It's been on my mind all day.",
+        "Can you please just tell me {question}?",
+        "I'm sorry, I just want to know {question}.",
+        "{Direct} I keep going back and forth about it.",
+        "Sorry, I know I keep asking. {Direct}",
+    ],
+    "terse": ["just want to know {question}", "{direct_lower}", "need to know {question}"],
+    "stoic": ["I'd rather just know {question}.", "Just tell me {question}.", "{Direct}"],
+    "confused": [
+        "Oh... but I still don't know {question}.",
+        "Sorry, I'm confused. I wanted to know {question}.",
+        "Wait, so... {direct_lower}",
+    ],
+    "skeptical": [
+        "That's not what I asked. I want to know {question}.",
+        "You still haven't told me {question}.",
+        "{Direct} A simple answer would do.",
+        "So {direct_lower} Yes or no?",
+    ],
+}
+# Turning down a visit the patient did not ask for, and asking again in one breath.
+NOT_A_VISIT = {
+    "cooperative": [
+        "Maybe later. Before I book anything, I'd like to know {question}.",
+        "Not right now, thanks. I was mostly hoping to find out {question}.",
+    ],
+    "anxious": ["Not yet, sorry. I really just want to know {question} first."],
+    "terse": ["no appointment. just want to know {question}"],
+    "stoic": [
+        "I don't need an appointment. I just want to know {question}.",
+        "No appointment. Just tell me {question}.",
+    ],
+    "confused": ["Oh, I don't think I need to come in... I just wanted to know {question}."],
+    "skeptical": [
+        "I don't want an appointment, I want an answer. {Direct}",
+        "I'm not booking anything yet. I asked {question}.",
+    ],
+}
+
+# The agent offers again what the patient already said yes to.
+SAID_YES = {
+    "cooperative": [
+        "Yes - I said yes already.",
+        "Yes, please go ahead, like I said.",
+        "I already said yes. Is it done?",
+    ],
+    "anxious": ["Yes! I already said yes. Did it go through?", "Yes, please. I said yes already."],
+    "terse": ["already said yes", "yes. again."],
+    "stoic": ["I said yes.", "Yes. As I said."],
+    "confused": ["I thought I said yes? Yes, please.", "Yes... didn't I say yes already?"],
+    "skeptical": ["I already said yes. Is this actually going through?", "Yes. Again."],
+}
+
+# The agent says what it said before.
+AGENT_REPEATED = {
+    "cooperative": ["I think you already said that.", "You mentioned that already."],
+    "anxious": ["Sorry, you already said that.", "You said that before..."],
+    "terse": ["you said that", "same thing again"],
+    "stoic": ["You said that.", "Same answer as before, then."],
+    "confused": ["Didn't you just say that?", "Wait, is that the same as before?"],
+    "skeptical": ["You just said that.", "That's the same thing you said before.", "Again?"],
+}
 
 # Accepting or questioning the one slot the agent proposed.
 SLOT_OK = {

@@ -77,10 +77,20 @@ PlanEntry = Step | Expander
 Summarizer = Callable[[Observations], str]
 
 
+Framer = Callable[[Observations], str]
+
+
 @dataclass(frozen=True)
 class TaskPlan:
     entries: list[PlanEntry]
     summarize: Summarizer = field(default=lambda obs: "")
+    # How a multi-turn agent may dress the summary up (see agent.FRAMINGS): "free" lets it add
+    # any opener and closer; a planner that knows the moment names a narrower kind - "bare"
+    # (send it exactly as written: urgent advice, a goodbye), "report", "ask" or "plain".
+    framing: Framer = field(default=lambda obs: "free")
+    # A turn that is only talk (urgent advice, a goodbye): a perturbed agent may still drop or
+    # swap its calls, but adds no stray lookups to it.
+    quiet: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,9 @@ class Conversation:
     user_texts: tuple[str, ...] = ()
     agent_texts: tuple[str, ...] = ()
     earlier: tuple[ToolResult, ...] = ()
+    # (agent text, the patient message that answered it), in order: what the patient said
+    # yes or no to.
+    exchanges: tuple[tuple[str, str], ...] = ()
 
     @property
     def user_turn(self) -> int:

@@ -11,7 +11,13 @@ import pytest
 
 from patientagentbench.providers.types import CallContext, Message
 from patientagentbench.simulated.agent import SimulatedAgentProvider
-from patientagentbench.simulated.clinic_workflows import dates_in, pharmacy_in, specialty_in
+from patientagentbench.simulated.clinic_workflows import (
+    dates_in,
+    pharmacy_in,
+    specialty_in,
+    spoken_date,
+    spoken_time,
+)
 from sandbox.clinic import ClinicWorld
 
 from .cases import make_case
@@ -170,7 +176,9 @@ def test_a_full_preferred_day_gets_alternatives_and_a_yes_books_the_first():
     offer = played.agent_texts[0]
     assert "no open slots" in offer and "Would you like me to book the first of these" in offer
     booked = played.world.final_state()["appointments"][-1]
-    assert booked["booked_by"] == "agent" and booked["date"] in offer and booked["time"] in offer
+    # The offer names the slot as a person would ("Friday, March 13 at 3:00 PM").
+    said = f"{spoken_date(booked['date'])} at {spoken_time(booked['time'])}"
+    assert booked["booked_by"] == "agent" and said in offer
     assert played.verdict.passed, played.failed_checks()
 
 
