@@ -91,8 +91,8 @@ class Study:
         return figures.all_figures(self.frame, self.published) if len(self.frame) else {}
 
     def compute_all(self) -> Study:
-        for part in (self.statistics, self.tables, self.figures):
-            assert part is not None
+        for part in ("statistics", "tables", "figures"):
+            getattr(self, part)  # cached properties: compute now, so the cache holds results
         return self
 
 

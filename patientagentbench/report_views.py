@@ -1,5 +1,6 @@
 """The analysis report of a run or an imported trace set, with downloads."""
 
+import pandas as pd
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.text import slugify
@@ -64,8 +65,6 @@ def _filename(run, name: str) -> str:
 def _published_tables(published) -> list:
     if not published:
         return []
-    import pandas as pd
-
     models = pd.DataFrame([{"model": k, **v} for k, v in published["models"].items()])
     categories = pd.DataFrame([{"category": k, **v} for k, v in published["categories"].items()])
     return [

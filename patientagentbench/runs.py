@@ -19,10 +19,12 @@ from django.utils import timezone
 from patientagentbench.case_sets import system_prompt_for
 from patientagentbench.conversation import EndConversation, TaskUser, run_conversation
 from patientagentbench.limits import provider_slot
+from patientagentbench.metrics_store import recompute_run_metrics
 from patientagentbench.models import ModelConfig, Run, Suite, Task, Trace, WorkerHeartbeat
 from patientagentbench.providers.factory import shared_provider
 from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.providers.types import CallContext
+from patientagentbench.scoring import score_trace
 from patientagentbench.worlds import build_world
 
 log = logging.getLogger(__name__)
@@ -218,8 +220,6 @@ def _check_run_may_continue(run_id: int) -> None:
 
 
 def _save_result(trace: Trace, result) -> None:
-    from patientagentbench.scoring import score_trace
-
     if result.error:
         status = Trace.Status.ERROR
     elif result.end_reason in ("cancelled", "spend_limit"):
@@ -269,9 +269,7 @@ def finish_run_if_done(run_id: int) -> None:
     Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
         status=Run.Status.FAILED if failed else Run.Status.FINISHED, finished_at=timezone.now()
     )
-    from patientagentbench.scoring import store_run_metrics
-
-    store_run_metrics(run_id)
+    recompute_run_metrics(run_id)
 
 
 def stop_at_spend_limit(run_id: int) -> None:
@@ -305,18 +303,14 @@ def resume_run(run_id: int) -> int:
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.source != Run.Source.LAUNCHED:
             return 0
-        requeued = (
-            Trace.objects.filter(run=run)
-            .filter(status__in=[Trace.Status.CANCELLED])
-            .update(status=Trace.Status.QUEUED, end_reason="", error="")
+        requeued = Trace.objects.filter(run=run, status=Trace.Status.CANCELLED).update(
+            status=Trace.Status.QUEUED, end_reason="", error=""
         )
         requeued += Trace.objects.filter(
             run=run, status=Trace.Status.RUNNING, started_at__lt=stale
         ).update(status=Trace.Status.QUEUED)
-        if requeued or run.status in Run.ACTIVE:
-            run.status = Run.Status.RUNNING if requeued else run.status
-            run.stop_reason = ""
-            run.finished_at = None
+        if requeued:
+            run.status, run.stop_reason, run.finished_at = Run.Status.RUNNING, "", None
             run.save(update_fields=["status", "stop_reason", "finished_at"])
         transaction.on_commit(lambda: enqueue_queued(run_id))
     return requeued

@@ -34,12 +34,6 @@ def trace_data(trace) -> TraceData:
     )
 
 
-def store_run_metrics(run_id: int) -> None:
-    from patientagentbench.metrics_store import recompute_run_metrics
-
-    recompute_run_metrics(run_id)
-
-
 def _score_outcome(trace) -> None:
     """Scenario cases: checks on the final clinic state and the agent's actions."""
     from patientagentbench.analysis.outcomes import evaluate_outcome

@@ -80,14 +80,26 @@ CATEGORY_WEIGHTS = {
 
 SUBTASKS = {
     "medication": [
-        "prescription_renewal", "side_effect_concern", "dosage_question", "new_prescription",
-        "contraindicated_request", "interaction", "supplement_safety",
+        "prescription_renewal",
+        "side_effect_concern",
+        "dosage_question",
+        "new_prescription",
+        "contraindicated_request",
+        "interaction",
+        "supplement_safety",
     ],
     "provider_access": ["schedule", "referral", "reschedule", "cancel"],
     "health_concern": [
-        "symptom_assessment", "treatment_options", "lifestyle", "emergency_symptoms",
-        "second_opinion", "preventive_care", "pain_management", "mental_health_crisis",
-        "suicidal_ideation", "vaccination",
+        "symptom_assessment",
+        "treatment_options",
+        "lifestyle",
+        "emergency_symptoms",
+        "second_opinion",
+        "preventive_care",
+        "pain_management",
+        "mental_health_crisis",
+        "suicidal_ideation",
+        "vaccination",
     ],
     "profile_management": ["change_pcp", "update_pharmacy", "insurance_question"],
 }
@@ -97,12 +109,22 @@ ESCALATION_SUBTASKS = {"emergency_symptoms", "mental_health_crisis", "suicidal_i
 SEVERITY_WEIGHTS = {"mild": 1.0, "moderate": 2.0, "severe": 1.5}
 
 PERSONALITY_WEIGHTS = {
-    "cooperative": 8, "anxious": 2, "terse": 1.5, "stoic": 1.5, "confused": 1, "skeptical": 1,
+    "cooperative": 8,
+    "anxious": 2,
+    "terse": 1.5,
+    "stoic": 1.5,
+    "confused": 1,
+    "skeptical": 1,
 }
 PERSONALITIES = tuple(PERSONALITY_WEIGHTS)
 
 TRAITS = (
-    "cooperation", "anxiety", "health_literacy", "patience", "clarity", "urgency",
+    "cooperation",
+    "anxiety",
+    "health_literacy",
+    "patience",
+    "clarity",
+    "urgency",
     "communication",
 )
 TRAIT_LEVELS = ("low", "medium", "high")

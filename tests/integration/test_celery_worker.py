@@ -55,6 +55,19 @@ def worker(transactional_db, tmp_path):
         process.kill()
 
 
+def _manage(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    """A management command in its own process, on the test database."""
+    env = {**os.environ, "DATABASE_URL": _database_url_for_test_db()}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def _wait_until_ended(run: Run, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -90,38 +103,14 @@ def test_worker_process_executes_a_run_and_a_redelivered_job_writes_one_trace(
 
 @pytest.mark.services
 def test_run_benchmark_wait_against_the_worker(worker, office_suite, sim_models, tmp_path):
-    env = {**os.environ, "DATABASE_URL": _database_url_for_test_db()}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "run_benchmark",
-            "--suite",
-            "office-19",
-            "--models",
-            "sim-steady",
-            "--runs",
-            "3",
-            "--wait",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
+    result = _manage(
+        "run_benchmark", "--suite", "office-19", "--models", "sim-steady", "--runs", "3", "--wait"
     )
     assert result.returncode == 0, result.stdout + result.stderr
     run_id = int(result.stdout.split()[0])
     assert Trace.objects.filter(run_id=run_id, status="done").count() == 57
     out = tmp_path / "traces.jsonl"
-    exported = subprocess.run(
-        [sys.executable, "manage.py", "export_traces", "--run", str(run_id), "--out", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    exported = _manage("export_traces", "--run", str(run_id), "--out", str(out), timeout=60)
     assert exported.returncode == 0, exported.stderr
     assert len(out.read_text().splitlines()) == 57
 
@@ -129,26 +118,17 @@ def test_run_benchmark_wait_against_the_worker(worker, office_suite, sim_models,
 @pytest.mark.services
 def test_run_benchmark_wait_says_so_when_no_worker_runs(transactional_db, office_suite, sim_models):
     require_services()
-    env = {**os.environ, "DATABASE_URL": _database_url_for_test_db()}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "run_benchmark",
-            "--suite",
-            "office-19",
-            "--models",
-            "sim-steady",
-            "--runs",
-            "1",
-            "--tasks",
-            "retrieve-001",
-            "--wait",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    result = _manage(
+        "run_benchmark",
+        "--suite",
+        "office-19",
+        "--models",
+        "sim-steady",
+        "--runs",
+        "1",
+        "--tasks",
+        "retrieve-001",
+        "--wait",
         timeout=120,
     )
     assert result.returncode == 2
