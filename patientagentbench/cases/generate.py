@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 from .llm_writer import write_case_with_model
 from .sampler import sample_cases

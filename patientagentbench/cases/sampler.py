@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 from . import catalog
 from .schema import (

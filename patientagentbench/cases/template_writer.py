@@ -16,7 +16,7 @@ import unicodedata
 from datetime import date, timedelta
 from typing import Any
 
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 from . import catalog, voice
 from .catalog import City, Condition, Regimen

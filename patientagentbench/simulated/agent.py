@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from patientagentbench.providers.types import CallContext, Completion, Message, ToolCall
+from sandbox.seeding import stable_rng
 
 from .clinic_workflows import clinic_turn_plan
 from .office_plans import OFFICE_PLANS
@@ -38,7 +39,6 @@ from .plans import (
     expand,
     generic_plan,
 )
-from .seeding import stable_rng
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,9 @@ from datetime import date, timedelta
 from typing import Any
 
 from patientagentbench.cases.schema import ESCALATION_SUBTASKS
+from sandbox.seeding import stable_rng
 
 from .plans import Conversation, Observations, PlanEntry, Step, TaskPlan, ToolResult, objects_in
-from .seeding import stable_rng
 
 # Markers of the questions the agent asks: found in its earlier replies, they mean "asked".
 ASK_SPECIALTY = "What kind of doctor would you like to see"

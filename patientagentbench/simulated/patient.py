@@ -39,9 +39,9 @@ from typing import Any
 
 from patientagentbench.cases.schema import ESCALATION_SUBTASKS
 from patientagentbench.providers.types import CallContext, Message, Provider
+from sandbox.seeding import stable_rng
 
 from . import patient_phrases as phrases
-from .seeding import stable_rng
 
 END_TOKEN = "[END]"
 

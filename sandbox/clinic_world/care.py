@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from patientagentbench.simulated.seeding import stable_rng
 from sandbox.base import StateChange, ToolError
+from sandbox.seeding import stable_rng
 
 from .common import Args, State, name_key, next_number, pcp_of, required_text
 

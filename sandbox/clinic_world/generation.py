@@ -21,7 +21,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 from .common import OPEN, TAKEN, horizon_for, name_key
 

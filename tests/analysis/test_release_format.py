@@ -86,9 +86,7 @@ def test_parses_cells_traces_and_calls():
 
 
 def test_parses_the_golden_file():
-    cells = parse_release_cells(
-        json.loads((GOLDEN_DIR / "consistency-cases.json").read_text())
-    )
+    cells = parse_release_cells(json.loads((GOLDEN_DIR / "consistency-cases.json").read_text()))
     assert len(cells) == 40
     assert sum(len(c.traces) for c in cells) == 385
 

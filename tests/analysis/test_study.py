@@ -19,9 +19,7 @@ from patientagentbench.analysis.study import (
 
 from .paths import GOLDEN as GOLDEN_DIR
 
-GOLDEN_CELLS = parse_release_cells(
-    json.loads((GOLDEN_DIR / "consistency-cases.json").read_text())
-)
+GOLDEN_CELLS = parse_release_cells(json.loads((GOLDEN_DIR / "consistency-cases.json").read_text()))
 
 names = st.sampled_from(["get_contact", "send_email", "search_emails"])
 arguments = st.one_of(

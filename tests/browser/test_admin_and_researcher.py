@@ -108,13 +108,21 @@ def test_researcher_reads_the_analysis_report(
     assert download.value.suggested_filename.endswith(".csv")
 
 
-def test_researcher_browses_case_sets_and_a_case_across_models(page, live_server, researcher, sim_models):
+def test_researcher_browses_case_sets_and_a_case_across_models(
+    page, live_server, researcher, sim_models
+):
     from patientagentbench import runs
     from patientagentbench.case_sets import create_case_set
 
     suite = create_case_set("browser-cases", 24, seed=3)
-    run = runs.launch_run(suite=suite, models=sim_models, repetitions=2, max_turns=10,
-                          tasks=list(suite.tasks.order_by("task_id")[:3]), enqueue=False)
+    run = runs.launch_run(
+        suite=suite,
+        models=sim_models,
+        repetitions=2,
+        max_turns=10,
+        tasks=list(suite.tasks.order_by("task_id")[:3]),
+        enqueue=False,
+    )
     runs.execute_inline(run)
     log_in(page, live_server, researcher.username)
     page.click("nav >> text=Case sets")

@@ -9,7 +9,7 @@ from typing import Any
 from patientagentbench.cases.sampler import sample_attributes
 from patientagentbench.cases.template_writer import write_case
 from patientagentbench.providers.types import Completion, Message
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 TODAY = "2026-03-09"
 

@@ -23,7 +23,7 @@ from patientagentbench.cases.schema import (
     TRAIT_LEVELS,
     TRAITS,
 )
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 N = 2000
 

@@ -12,7 +12,7 @@ from patientagentbench.cases.sampler import ALL_SUBTASKS, sample_attributes
 from patientagentbench.cases.schema import ESCALATION_SUBTASKS, GOAL_DETAILS
 from patientagentbench.cases.template_writer import NEEDS_PHARMACY, write_case
 from patientagentbench.cases.validation import age_on, count_sentences, validate_case
-from patientagentbench.simulated.seeding import stable_rng
+from sandbox.seeding import stable_rng
 
 from .helpers import TODAY, case_for
 
