@@ -69,9 +69,10 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from patientagentbench import runs
     from patientagentbench.celery import app
     from patientagentbench.models import ModelConfig, Suite
+    from patientagentbench.runs.execution import progress
+    from patientagentbench.runs.launch import launch_run
     from tests.fakes.llm_server import FakeLLMServer
 
     call_command("migrate", verbosity=0)
@@ -92,10 +93,10 @@ def main() -> None:
         suite = Suite.objects.get(name="office-19")
         workers = start_workers(args.workers, args.threads, var_dir)
         try:
-            wait_for_workers(runs, args.workers)
+            wait_for_workers(args.workers)
             server.reset()
             started = time.perf_counter()
-            run = runs.launch_run(suite=suite, models=models, repetitions=args.runs)
+            run = launch_run(suite=suite, models=models, repetitions=args.runs)
             while True:
                 run.refresh_from_db(fields=["status"])
                 if not run.is_active:
@@ -108,7 +109,7 @@ def main() -> None:
             for worker in workers:
                 worker.wait(timeout=30)
 
-        counts = runs.progress(run.pk)
+        counts = progress(run.pk)
         calls = len(server.requests)
         workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         own_cpu = resource.getrusage(resource.RUSAGE_SELF)
@@ -155,11 +156,12 @@ def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Pop
     ]
 
 
-def wait_for_workers(runs, count: int) -> None:
+def wait_for_workers(count: int) -> None:
     from patientagentbench.models import WorkerHeartbeat
+    from patientagentbench.runs.workers import worker_alive
 
     deadline = time.monotonic() + 60
-    while WorkerHeartbeat.objects.count() < count or not runs.worker_alive():
+    while WorkerHeartbeat.objects.count() < count or not worker_alive():
         if time.monotonic() > deadline:
             raise SystemExit("workers did not start")
         time.sleep(0.2)
@@ -170,7 +172,7 @@ def sequential_loop(server, suite, models, repetitions: int, limit: int) -> tupl
     from patientagentbench.conversation import TaskUser, run_conversation
     from patientagentbench.providers.factory import build_provider
     from patientagentbench.providers.types import CallContext
-    from patientagentbench.worlds import build_world
+    from patientagentbench.runs.worlds import build_world
 
     jobs = [
         (task, model) for task in suite.tasks.all() for model in models for _ in range(repetitions)

@@ -6,7 +6,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patientagentbench.settings")
 
 app = Celery("patientagentbench")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
 
 
 def worker_argv(concurrency: int, loglevel: str = "INFO", hostname: str = "") -> list[str]:

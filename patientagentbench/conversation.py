@@ -10,17 +10,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from patientagentbench.providers.types import Completion, Message, ToolCall
 
-OFFICE_SYSTEM_PROMPT = (
-    "You are a helpful assistant with access to a set of tools. Use the provided tools to "
-    "complete the user's request as accurately and efficiently as possible. Only call tools "
-    "when necessary. If you have all the information you need to respond, do so directly. "
-    "When you have completed the task, provide a concise summary of what you did and the "
-    "results."
-)
+
+class EndReason(StrEnum):
+    """Why a conversation stopped; stored on the trace as its plain string value."""
+
+    USER_ENDED = "user_ended"  # a task's user has nothing more to say
+    PATIENT_ENDED = "patient_ended"  # a scenario's patient sent its end signal
+    MAX_TURNS = "max_turns"
+    MAX_ITERATIONS = "max_iterations"  # the agent kept calling tools within one turn
+    ERROR = "error"
+    CANCELLED = "cancelled"
+    SPEND_LIMIT = "spend_limit"
+    COMPLETED = "completed"  # imported from the paper's release, which records no reason
 
 
 class UserSide(Protocol):
@@ -54,7 +60,6 @@ class ConversationResult:
     tokens_in: int = 0
     tokens_out: int = 0
     latency_ms: float = 0.0
-    model_calls: int = 0
     error: str = ""
     final_response: str = ""
     calls: list[dict] = field(default_factory=list)
@@ -63,7 +68,7 @@ class ConversationResult:
 class EndConversation(Exception):
     """Raised by a `complete` wrapper to stop early (cancelled run, spend limit)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: EndReason):
         super().__init__(reason)
         self.reason = reason
 
@@ -86,11 +91,11 @@ def run_conversation(
             break
         reply = user.reply(messages)
         if reply is None:
-            result.end_reason = result.end_reason or "user_ended"
+            result.end_reason = result.end_reason or EndReason.USER_ENDED
             break
         messages.append(Message(role="user", content=reply))
     else:
-        result.end_reason = result.end_reason or "max_turns"
+        result.end_reason = result.end_reason or EndReason.MAX_TURNS
     result.final_response = _last_agent_text(messages)
     result.calls = agent_calls(messages)
     return result
@@ -106,12 +111,11 @@ def _agent_turn(complete, world, messages, result, numbering, max_iterations) ->
             result.end_reason = stop.reason
             return False
         except Exception as exc:  # noqa: BLE001 - every failure must end as a kept error
-            result.end_reason = "error"
+            result.end_reason = EndReason.ERROR
             result.error = f"{type(exc).__name__}: {exc}"
             return False
         finally:
             result.latency_ms += (time.perf_counter() - started) * 1000
-        result.model_calls += 1
         result.tokens_in += completion.tokens_in
         result.tokens_out += completion.tokens_out
         calls = [numbering.renumber(call) for call in completion.tool_calls]
@@ -128,7 +132,7 @@ def _agent_turn(complete, world, messages, result, numbering, max_iterations) ->
             return True
         for call in calls:
             messages.append(_execute(world, call))
-    result.end_reason = "max_iterations"
+    result.end_reason = EndReason.MAX_ITERATIONS
     return False
 
 

@@ -6,6 +6,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 
+from patientagentbench.providers.factory import DEFAULT_KEY_ENV, PROVIDER_LABELS
+
 
 class Suite(models.Model):
     class Kind(models.TextChoices):
@@ -13,10 +15,15 @@ class Suite(models.Model):
         SCENARIO = "scenario", "Scenario suite"
         IMPORTED = "imported", "Imported traces"
 
+    class World(models.TextChoices):
+        """Which sandbox plays the tools; blank for imported traces (nothing to replay)."""
+
+        OFFICE = "office", "Office-19 world"
+        CLINIC = "clinic", "Healthcare clinic"
+
     name = models.SlugField(max_length=120, unique=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TASK)
-    # Which sandbox plays the tools ("office", later "clinic"); blank for imported traces.
-    world = models.CharField(max_length=32, blank=True)
+    world = models.CharField(max_length=32, blank=True)  # a Suite.World value, or blank
     system_prompt = models.TextField(blank=True)
     tools = models.JSONField(default=list, blank=True)
     environment = models.JSONField(default=dict, blank=True)
@@ -58,7 +65,7 @@ class Task(models.Model):
                 "id": self.task_id,
                 "category": self.category,
                 "subtask": self.attributes.get("subtask", ""),
-                "world": "clinic",
+                "world": Suite.World.CLINIC,
             }
         return {
             "id": self.task_id,
@@ -75,11 +82,10 @@ class ModelConfigQuerySet(models.QuerySet):
 
 
 class ModelConfig(models.Model):
-    class Provider(models.TextChoices):
-        OPENAI = "openai", "OpenAI"
-        ANTHROPIC = "anthropic", "Anthropic"
-        OPENAI_COMPATIBLE = "openai_compatible", "OpenAI-compatible"
-        SIMULATED = "simulated", "Simulated (offline)"
+    # The provider list has one source, providers.factory; these choices are built from it.
+    Provider = models.TextChoices(
+        "Provider", [(kind.name, (kind.value, label)) for kind, label in PROVIDER_LABELS.items()]
+    )
 
     name = models.CharField(max_length=120, unique=True)
     provider = models.CharField(max_length=32, choices=Provider.choices)
@@ -111,8 +117,6 @@ class ModelConfig(models.Model):
 
     @property
     def key_env_name(self) -> str:
-        from patientagentbench.providers.factory import DEFAULT_KEY_ENV
-
         return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider, "")
 
     @property
@@ -173,6 +177,14 @@ class Run(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in self.ACTIVE
+
+    @property
+    def can_resume(self) -> bool:
+        """Only launched runs have jobs to queue again; imported traces are history."""
+        return self.source == self.Source.LAUNCHED and self.status in (
+            self.Status.CANCELLED,
+            self.Status.STOPPED,
+        )
 
 
 class Trace(models.Model):

@@ -150,9 +150,33 @@ CELERY_TASK_ACKS_LATE = True  # a job lost with its worker is redelivered; claim
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Each task is declared beside the function it runs; a worker imports these modules.
+CELERY_IMPORTS = (
+    "patientagentbench.runs.execution",
+    "patientagentbench.runs.workers",
+    "patientagentbench.suites.case_sets",
+)
+
+# A cache every process shares (web and workers), so an analysis a worker computes when a run
+# finishes is what the first page view reads: Redis when configured, else files under var/.
+CACHE_URL = env_str("CACHE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else "")
+if CACHE_URL.startswith("redis"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "pab",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
 
 # Per-provider concurrency shared by every worker (Redis when the broker is Redis).
-PROVIDER_CONCURRENCY = env_int("PROVIDER_CONCURRENCY", 8)
 CONCURRENCY_REDIS_URL = env_str(
     "CONCURRENCY_REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
 )

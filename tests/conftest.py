@@ -5,7 +5,7 @@ from django.contrib.auth.models import Group, User
 
 from patientagentbench.models import ModelConfig
 from patientagentbench.roles import ADMIN, CLINICIAN, RESEARCHER
-from patientagentbench.suites import install_all_suites
+from patientagentbench.suites.install import install_all_suites
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM calls there are
 # still synchronous, so the async-safety guard would be a false alarm in tests.

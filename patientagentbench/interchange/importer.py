@@ -1,4 +1,5 @@
-"""Import and export traces: the seed paper's release format and the project's JSONL.
+"""Import traces: the seed paper's release format, PatientAgentBench conversations and the
+project's JSONL.
 
 Imports are validated in full before anything is written and then written in one
 transaction: an error names the record and the field, and leaves the database untouched.
@@ -14,15 +15,22 @@ from pathlib import Path
 from django.db import transaction
 from django.utils.text import slugify
 
-from patientagentbench.conversation import agent_calls
-from patientagentbench.langchain_import import (
+from patientagentbench.conversation import EndReason, agent_calls
+from patientagentbench.interchange.langchain import (
     LangChainFormatError,
     looks_like_patientagentbench,
     parse_conversations,
 )
+from patientagentbench.interchange.release import (
+    Cell,
+    ReleaseFormatError,
+    ReleaseTrace,
+    parse_release_cells,
+)
 from patientagentbench.models import Run, Suite, Task, Trace
 from patientagentbench.providers.types import Message, ToolCall
-from patientagentbench.scoring import score_trace
+from patientagentbench.results.cells import recompute_run_metrics
+from patientagentbench.results.scoring import score_trace
 
 JSONL_FORMAT = "patientagentbench.trace/1"
 
@@ -102,7 +110,7 @@ def parse_patientagentbench(data: list) -> list[ImportedTrace]:
                 category=conversation["attributes"]["category"],
                 difficulty=conversation["attributes"]["complexity"],
                 prompt=opening,
-                end_reason="patient_ended" if conversation["ended_by_patient"] else "",
+                end_reason=EndReason.PATIENT_ENDED if conversation["ended_by_patient"] else "",
                 messages=[m.to_dict() for m in messages],
                 tool_calls=agent_calls(messages),
                 final_response=agent_texts[-1] if agent_texts else "",
@@ -176,70 +184,49 @@ def _jsonl_record(record, where: str) -> ImportedTrace:
 
 
 def parse_release(data) -> list[ImportedTrace]:
-    """The seed paper's release: a list of cells, each with its traces."""
-    if not isinstance(data, list):
-        raise ImportFormatError("a release file is a JSON array of cells")
-    records = []
-    for c, cell in enumerate(data):
-        where_cell = f"cell {c}"
-        if not isinstance(cell, dict):
-            raise ImportFormatError(f"{where_cell}: must be an object")
-        cell_get = _Getter(cell, where_cell)
-        task_id = cell_get.str("task_id")
-        for t, trace in enumerate(cell_get.list("traces")):
-            where = f"cell {c} (task {task_id}), trace {t}"
-            records.append(_release_trace(trace, cell, task_id, where))
+    """The seed paper's release: cells with their traces, through the one strict parser the
+    golden tests use too."""
+    try:
+        cells = parse_release_cells(data)
+    except ReleaseFormatError as exc:
+        raise ImportFormatError(str(exc)) from exc
+    records = [_release_trace(trace, cell) for cell in cells for trace in cell.traces]
     if not records:
         raise ImportFormatError("the file holds no traces")
     return records
 
 
-def _release_trace(trace, cell: dict, task_id: str, where: str) -> ImportedTrace:
-    if not isinstance(trace, dict):
-        raise ImportFormatError(f"{where}: must be an object")
-    get = _Getter(trace, where)
-    steps = get.list("tool_calls")
-    calls = []
-    for s, step in enumerate(steps):
-        step_where = f"{where}, field 'tool_calls[{s}]'"
-        if not isinstance(step, dict):
-            raise ImportFormatError(f"{step_where}: must be an object")
-        step_get = _Getter(step, step_where)
-        arguments = step.get("arguments", {})
-        if not isinstance(arguments, dict):
-            raise ImportFormatError(f"{step_where}.arguments: must be an object")
-        result = step.get("result", "")
-        calls.append(
-            {
-                "id": f"t{s + 1}",
-                "name": step_get.str("tool_name"),
-                "arguments": arguments,
-                "raw_arguments": json.dumps(arguments),
-                "malformed": False,
-                "status": "ok",
-                "result": result if isinstance(result, str) else json.dumps(result),
-            }
-        )
-    error = trace.get("error") or ""
-    if not isinstance(error, str):
-        raise ImportFormatError(f"{where}, field 'error': must be a string or null")
-    prompt = cell.get("task", "") if isinstance(cell.get("task", ""), str) else ""
-    final = get.str("final_response", required=False)
+def _release_trace(trace: ReleaseTrace, cell: Cell) -> ImportedTrace:
+    calls = [
+        {
+            "id": f"t{index}",
+            "name": call.tool_name,
+            "arguments": call.arguments,
+            "raw_arguments": json.dumps(call.arguments),
+            "malformed": False,
+            "status": "ok",
+            "result": call.result if isinstance(call.result, str) else json.dumps(call.result),
+        }
+        for index, call in enumerate(trace.tool_calls, start=1)
+    ]
+    error = trace.error or ""
+    provider_model = trace.provider_model if trace.provider_model != cell.model else ""
     return ImportedTrace(
-        task_id=task_id,
-        model=get.str("model", required=False) or _Getter(cell, where).str("model"),
-        category=cell.get("category") or "",
-        difficulty=cell.get("difficulty") or "",
-        prompt=prompt,
-        repetition=int(get.number("run_index") or 0),
+        task_id=cell.task_id,
+        model=cell.model,
+        category=cell.category,
+        difficulty=cell.difficulty,
+        prompt=cell.task,
+        repetition=trace.run_index,
         status=Trace.Status.ERROR if error else Trace.Status.DONE,
-        end_reason="error" if error else "completed",
+        end_reason=EndReason.ERROR if error else EndReason.COMPLETED,
         error=error,
-        messages=_messages_from_calls(prompt, calls, final),
+        messages=_messages_from_calls(cell.task, calls, trace.final_response),
         tool_calls=calls,
-        final_response=final,
-        tokens_out=int(get.number("total_tokens") or 0),
-        latency_ms=float(get.number("latency_ms") or 0),
+        final_response=trace.final_response,
+        tokens_out=trace.total_tokens or 0,
+        latency_ms=trace.latency_ms or 0.0,
+        attributes={"provider_model": provider_model} if provider_model else {},
     )
 
 
@@ -368,8 +355,6 @@ def import_traces(path: Path) -> ImportSummary:
             if trace.status == Trace.Status.DONE:
                 score_trace(trace)
         Trace.objects.bulk_create(traces)
-        from patientagentbench.metrics_store import recompute_run_metrics
-
         cells = recompute_run_metrics(run.pk)
     return ImportSummary(
         run=run,
@@ -446,44 +431,3 @@ def _trace(run: Run, task: Task, record: ImportedTrace, index: int) -> Trace:
         latency_ms=record.latency_ms,
         cost=record.cost,
     )
-
-
-def export_record(trace: Trace) -> dict:
-    return {
-        "format": JSONL_FORMAT,
-        "suite": trace.task.suite.name,
-        "task_id": trace.task.task_id,
-        "category": trace.task.category,
-        "difficulty": trace.task.difficulty,
-        "prompt": trace.task.prompt,
-        "model": trace.model_name,
-        "temperature": trace.temperature,
-        "repetition": trace.repetition,
-        "status": trace.status,
-        "end_reason": trace.end_reason,
-        "error": trace.error,
-        "messages": trace.messages,
-        "tool_calls": trace.tool_calls,
-        "final_response": trace.final_response,
-        "side_effects": trace.side_effects,
-        "final_state": trace.final_state,
-        "tokens_in": trace.tokens_in,
-        "tokens_out": trace.tokens_out,
-        "latency_ms": trace.latency_ms,
-        "cost": str(trace.cost),
-        "correct": trace.correct,
-        "attributes": trace.task.attributes,
-        "case": trace.task.case,
-    }
-
-
-def export_traces(out: Path, run_id: int | None = None) -> int:
-    traces = Trace.objects.filter(status__in=Trace.ENDED).select_related("task", "task__suite")
-    if run_id is not None:
-        traces = traces.filter(run_id=run_id)
-    count = 0
-    with out.open("w", encoding="utf-8") as handle:
-        for trace in traces.order_by("run_id", "pk").iterator(chunk_size=500):
-            handle.write(json.dumps(export_record(trace), ensure_ascii=False) + "\n")
-            count += 1
-    return count

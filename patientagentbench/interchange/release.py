@@ -41,6 +41,7 @@ class ReleaseTrace:
     total_tokens: int | None = None
     latency_ms: float | None = None
     error: str | None = None
+    provider_model: str = ""
 
     def to_trace_data(self, correct: bool | None = None) -> TraceData:
         return TraceData(
@@ -85,7 +86,7 @@ def _parse_cell(record: Any, where: str) -> Cell:
         task_id=task_id,
         model=model,
         traces=[
-            _parse_trace(trace, f"{where}, trace {index}", task_id, model)
+            _parse_trace(trace, f"{where}, trace {index}", task_id)
             for index, trace in enumerate(traces)
         ],
         task=_optional_text(record, "task", where),
@@ -98,12 +99,11 @@ def _parse_cell(record: Any, where: str) -> Cell:
     return cell
 
 
-def _parse_trace(record: Any, where: str, task_id: str, model: str) -> ReleaseTrace:
+def _parse_trace(record: Any, where: str, task_id: str) -> ReleaseTrace:
     _require_object(record, where)
-    # A trace that names its cell must name this one: catches files merged by hand.
-    for field, expected in (("task_id", task_id), ("model", model)):
-        if field in record and record[field] != expected:
-            raise _error(where, field, f"is {record[field]!r} but the cell's is {expected!r}")
+    # A trace that names its cell's task must name this one: catches files merged by hand.
+    if "task_id" in record and record["task_id"] != task_id:
+        raise _error(where, "task_id", f"is {record['task_id']!r} but the cell's is {task_id!r}")
     calls = _list(record, "tool_calls", where)
     trace = ReleaseTrace(
         run_index=_integer(record, "run_index", where, minimum=0),
@@ -115,6 +115,9 @@ def _parse_trace(record: Any, where: str, task_id: str, model: str) -> ReleaseTr
         latency_ms=_optional_number(record, "latency_ms", where),
         # An empty error string is the same as no error.
         error=_optional_text(record, "error", where) or None,
+        # The paper's runner writes the provider id into traces but the model key into failed
+        # runs; the cell's model is the key, the provider id is kept beside it.
+        provider_model=_optional_text(record, "model", where),
     )
     _reject_unordered_steps(trace.tool_calls, where)
     return trace

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
+from enum import StrEnum
 
 from .types import Provider, ProviderError
 
@@ -12,7 +13,24 @@ DEFAULT_KEY_ENV = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
 }
-PROVIDERS = ("openai", "anthropic", "openai_compatible", "simulated")
+
+
+class ProviderKind(StrEnum):
+    """Every provider the pipeline speaks; model configs, forms and the CLI read this list."""
+
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+    OPENAI_COMPATIBLE = "openai_compatible"
+    SIMULATED = "simulated"
+
+
+PROVIDER_LABELS = {
+    ProviderKind.OPENAI: "OpenAI",
+    ProviderKind.ANTHROPIC: "Anthropic",
+    ProviderKind.OPENAI_COMPATIBLE: "OpenAI-compatible",
+    ProviderKind.SIMULATED: "Simulated (offline)",
+}
+PROVIDERS = tuple(kind.value for kind in ProviderKind)
 # Local servers (vLLM, Ollama, llama.cpp) accept any key, but the SDK refuses an empty one.
 KEYLESS_PLACEHOLDER = "not-needed"
 

@@ -1,4 +1,10 @@
-"""Group a run's traces into cells and store each cell's metrics."""
+"""Group traces into cells and store each cell's metrics.
+
+A cell is (task id, model, temperature): the repetitions whose likeness the consistency
+metrics measure. Tasks are matched by their task id, so imported and generated traces of one
+task form one cell when every trace is analysed together. This is the one place cells are
+formed; the stored metrics, the CLI and the analysis report all group through `cells_of`.
+"""
 
 from __future__ import annotations
 
@@ -8,38 +14,37 @@ from django.db import transaction
 
 from patientagentbench.analysis.metrics import cell_metrics
 from patientagentbench.models import CellMetrics, Trace
-from patientagentbench.scoring import trace_data
+from patientagentbench.results.scoring import trace_data
 
 METRIC_STATUSES = (Trace.Status.DONE, Trace.Status.ERROR)
 
 
-def cells_of(traces, by_task_name: bool = False) -> dict[tuple, list]:
-    cells: dict[tuple, list] = defaultdict(list)
+def cells_of(traces) -> list[tuple[tuple, list]]:
+    """((task id, model, temperature), traces in repetition order), in a stable cell order."""
+    groups: dict[tuple, list] = defaultdict(list)
     for trace in traces:
-        task = trace.task.task_id if by_task_name else trace.task_id
-        cells[(task, trace.model_name, trace.temperature)].append(trace)
-    return cells
+        groups[(trace.task.task_id, trace.model_name, trace.temperature)].append(trace)
+    for members in groups.values():
+        members.sort(key=lambda t: t.repetition)
+    return sorted(groups.items(), key=_cell_order)
 
 
-def compute_cells(traces, by_task_name: bool = False) -> list[dict]:
-    """One row per cell with its metrics; errored traces are counted, not measured.
+def _cell_order(item):
+    (task_id, model, temperature), _ = item
+    return (task_id, model, temperature if temperature is not None else -1.0)
 
-    Within a run a cell is (task row, model, temperature); across runs, tasks are matched by
-    their task id so imported and generated traces of one task form one cell.
-    """
-    rows = []
-    for (_task, model_name, temperature), members in cells_of(traces, by_task_name).items():
-        values = cell_metrics([trace_data(t) for t in members])
-        rows.append(
-            {
-                "task": members[0].task,
-                "model": model_name,
-                "temperature": temperature,
-                "values": values,
-            }
-        )
-    rows.sort(key=lambda r: (r["task"].task_id, r["model"], r["temperature"] or 0))
-    return rows
+
+def compute_cells(traces) -> list[dict]:
+    """One row per cell with its metrics; errored traces are counted, not measured."""
+    return [
+        {
+            "task": members[0].task,
+            "model": model_name,
+            "temperature": temperature,
+            "values": cell_metrics([trace_data(t) for t in members]),
+        }
+        for (_task_id, model_name, temperature), members in cells_of(traces)
+    ]
 
 
 def run_traces(run_id: int | None):
@@ -51,8 +56,10 @@ def run_traces(run_id: int | None):
         "task__task_id",
         "task__category",
         "task__difficulty",
+        "task__attributes",
         "model_name",
         "temperature",
+        "repetition",
         "tool_calls",
         "final_response",
         "error",

@@ -1,14 +1,16 @@
-"""Correctness per trace and consistency metrics per cell, stored as runs finish."""
+"""Correctness per trace: the office-19 criteria, or a scenario's outcome checks."""
 
 from __future__ import annotations
 
 from patientagentbench.analysis import correctness
 from patientagentbench.analysis.metrics import TraceData
+from patientagentbench.analysis.outcomes import evaluate_outcome
+from patientagentbench.models import Suite
 
 
 def score_trace(trace) -> None:
     """Keep every criterion's verdict, not only the total."""
-    if trace.task.case is not None and trace.task.suite.world == "clinic":
+    if trace.task.case is not None and trace.task.suite.world == Suite.World.CLINIC:
         _score_outcome(trace)
         return
     criteria = trace.task.criteria
@@ -36,8 +38,6 @@ def trace_data(trace) -> TraceData:
 
 def _score_outcome(trace) -> None:
     """Scenario cases: checks on the final clinic state and the agent's actions."""
-    from patientagentbench.analysis.outcomes import evaluate_outcome
-
     verdict = evaluate_outcome(
         trace.task.case,
         [(c["name"], c["arguments"]) for c in trace.tool_calls],

@@ -1,19 +1,26 @@
-"""A run's (or every trace's) analysis: cells → frame → statistics, tables and figures."""
+"""A run's (or every trace's) analysis: cells → frame → statistics, tables and figures.
+
+`Study` computes; `run_analysis` is what pages read: the same results as plain data (JSON-ready
+statistics, tables as columns and rows, figures as rendered fragments and plotly JSON), cached
+under a key that changes whenever the run's traces do. A run's analysis is computed when the
+run finishes (`warm_run_analysis`), so its first visitor does not wait for it.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from functools import cached_property
 
 import pandas as pd
 from django.core.cache import cache
 from django.db.models import Count, Max
+from django.utils.text import slugify
 
 from patientagentbench.analysis import figures, statistics
 from patientagentbench.analysis.study import cell_record, cells_frame
-from patientagentbench.metrics_store import run_traces
-from patientagentbench.scoring import trace_data
-from patientagentbench.suites import SUITES_DIR
+from patientagentbench.models import Run
+from patientagentbench.results.cells import cells_of, run_traces
+from patientagentbench.results.scoring import trace_data
+from patientagentbench.suites.install import SUITES_DIR
 
 PUBLISHED_SUITES = {"office-19"}
 FIGURE_TITLES = {
@@ -25,16 +32,14 @@ FIGURE_TITLES = {
     "model_category_heatmap": "Model × category (TSS)",
     "unique_sequences_per_model": "Unique sequences per model",
 }
+BREAKDOWN_ATTRIBUTES = ("subtask", "severity", "personality", "complexity", "care_preference")
+ANALYSIS_TTL_S = 7 * 24 * 3600
 
 
 def study_cells(traces) -> list[dict]:
-    """One record per (task id, model, temperature), traces in repetition order."""
-    groups: dict[tuple, list] = defaultdict(list)
-    for trace in traces:
-        groups[(trace.task.task_id, trace.model_name, trace.temperature)].append(trace)
+    """One record per cell, traces in repetition order."""
     records = []
-    for (task_id, model, temperature), members in sorted(groups.items(), key=_cell_order):
-        members.sort(key=lambda t: t.repetition)
+    for (task_id, model, temperature), members in cells_of(traces):
         task = members[0].task
         records.append(
             cell_record(
@@ -50,17 +55,9 @@ def study_cells(traces) -> list[dict]:
     return records
 
 
-BREAKDOWN_ATTRIBUTES = ("subtask", "severity", "personality", "complexity", "care_preference")
-
-
 def _breakdown_attributes(attributes: dict) -> dict:
     """Case attributes a researcher breaks results down by (flat strings only)."""
     return {k: attributes[k] for k in BREAKDOWN_ATTRIBUTES if isinstance(attributes.get(k), str)}
-
-
-def _cell_order(item):
-    (task_id, model, temperature), _ = item
-    return (task_id, model, temperature if temperature is not None else -1.0)
 
 
 class Study:
@@ -90,33 +87,71 @@ class Study:
     def figures(self) -> dict:
         return figures.all_figures(self.frame, self.published) if len(self.frame) else {}
 
-    def compute_all(self) -> Study:
-        for part in ("statistics", "tables", "figures"):
-            getattr(self, part)  # cached properties: compute now, so the cache holds results
-        return self
-
 
 def study_for(run=None) -> Study:
     traces = run_traces(run.pk if run is not None else None)
     return Study(study_cells(traces), run.suite.name if run is not None else "")
 
 
-def cached_study(run) -> Study:
-    """Recomputed only when the run's traces change (a new trace ends, an import lands)."""
+# --- the cached analysis pages read ---------------------------------------------------------
+
+
+def run_analysis(run: Run) -> dict:
+    """The run's analysis as plain data; computed only when the run's traces have changed."""
+    key = analysis_key(run)
+    analysis = cache.get(key)
+    if analysis is None:
+        analysis = analysis_data(run, study_for(run))
+        cache.set(key, analysis, timeout=ANALYSIS_TTL_S)
+    return analysis
+
+
+def warm_run_analysis(run_id: int) -> None:
+    run_analysis(Run.objects.select_related("suite").get(pk=run_id))
+
+
+def analysis_key(run: Run) -> str:
+    """Changes when a trace ends or an import lands; no spaces (memcached-safe)."""
     stamp = run.traces.aggregate(n=Count("pk"), last=Max("finished_at"))
-    key = f"study:{run.pk}:{run.status}:{stamp['n']}:{stamp['last']}"
-    study = cache.get(key)
-    if study is None:
-        study = study_for(run).compute_all()
-        cache.set(key, study, timeout=3600)
-    return study
+    last = stamp["last"].timestamp() if stamp["last"] else 0
+    created = run.created_at.timestamp() if run.created_at else 0
+    return f"analysis:v1:{run.pk}:{created}:{run.status}:{stamp['n']}:{last}"
 
 
-def table_view(frame: pd.DataFrame, digits: int = 3) -> dict:
-    """A DataFrame as header + rows of display strings (escaping is the template's job)."""
+def analysis_data(run: Run, study: Study) -> dict:
     return {
-        "columns": [str(c) for c in frame.columns],
-        "rows": [[_display(v, digits) for v in row] for row in frame.itertuples(index=False)],
+        "n_cells": len(study.cells),
+        "statistics": study.statistics,
+        "tables": {name: table_data(frame) for name, frame in study.tables.items()},
+        "figure_divs": {
+            name: figures.figure_html(fig, div_id=f"fig-{name}", filename=file_stem(run, name))
+            for name, fig in study.figures.items()
+        },
+        "figure_json": {name: fig.to_json() for name, fig in study.figures.items()},
+        "published": study.published,
+    }
+
+
+def table_data(frame: pd.DataFrame) -> dict:
+    return {"columns": [str(c) for c in frame.columns], "rows": frame.values.tolist()}
+
+
+def table_frame(table: dict) -> pd.DataFrame:
+    return pd.DataFrame(table["rows"], columns=table["columns"])
+
+
+def file_stem(run: Run, name: str) -> str:
+    return f"run{run.pk}-{slugify(name)}"
+
+
+# --- display helpers --------------------------------------------------------------------------
+
+
+def table_view(table: dict, digits: int = 3) -> dict:
+    """A table as header + rows of display strings (escaping is the template's job)."""
+    return {
+        "columns": table["columns"],
+        "rows": [[_display(v, digits) for v in row] for row in table["rows"]],
     }
 
 

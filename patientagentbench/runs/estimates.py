@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from patientagentbench.runs import job_count
+from patientagentbench.runs.launch import job_count
 
 # A tool-calling job on office-19 takes about four model calls; each call re-sends the
 # growing conversation. These are planning figures, shown as an estimate.

@@ -8,8 +8,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from patientagentbench.conversation import OFFICE_SYSTEM_PROMPT
 from patientagentbench.models import Suite, Task
+from patientagentbench.prompts import OFFICE_SYSTEM_PROMPT
 
 SUITES_DIR = Path(settings.BASE_DIR) / "fixtures" / "suites"
 

@@ -1,10 +1,83 @@
-"""Turn a stored message log into what a trace page shows: turns and readable tool cards."""
+"""Build a `Transcript` from a provider-neutral message log (see the package docstring)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-LONG_TEXT = 600
+LONG_TEXT = 600  # characters of arguments or result past which a tool card starts collapsed
+
+# The only message and call fields a transcript reads. Everything else in a stored message
+# (raw provider payloads, thinking, provider ids, usage) is never looked at.
+MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "status")
+CALL_FIELDS = ("id", "name", "arguments", "raw_arguments", "malformed")
+SPEAKERS = {"user": "user", "assistant": "agent", "system": "system"}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCard:
+    anchor: str  # "t3": the third tool call of the conversation, whatever id it was stored with
+    number: int
+    name: str
+    arguments: str
+    result: str
+    status: str  # "ok", "error", or "no result" when nothing answered the call
+    malformed: bool
+    long: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    anchor: str  # "turn-5"; "system" for the system prompt
+    number: int
+    speaker: str  # "user", "agent" or "system"
+    text: str
+    tool_cards: tuple[ToolCard, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    turns: tuple[Turn, ...]
+    user_label: str = "User"  # "Patient" in scenario conversations
+
+    @property
+    def tool_cards(self) -> tuple[ToolCard, ...]:
+        return tuple(card for turn in self.turns for card in turn.tool_cards)
+
+    @property
+    def anchors(self) -> frozenset[str]:
+        """Every place a comment may point to."""
+        return frozenset(
+            [turn.anchor for turn in self.turns] + [card.anchor for card in self.tool_cards]
+        )
+
+
+def transcript_of(
+    messages: list[dict], *, user_label: str = "User", include_system: bool = True
+) -> Transcript:
+    visible = [_allowed(message, MESSAGE_FIELDS) for message in messages]
+    answers = {m.get("tool_call_id"): m for m in visible if m.get("role") == "tool"}
+    turns: list[Turn] = []
+    calls_seen = turns_seen = 0
+    for message in visible:
+        speaker = SPEAKERS.get(message.get("role"))
+        if speaker is None or (speaker == "system" and not include_system):
+            continue  # tool results appear inside the card of the call they answer
+        cards = []
+        if speaker == "agent":
+            for call in message.get("tool_calls") or ():
+                calls_seen += 1
+                call = _allowed(call, CALL_FIELDS)
+                cards.append(_tool_card(call, answers.get(call.get("id")), calls_seen))
+        text = _text(message.get("content"))
+        if not text and not cards:
+            continue
+        if speaker == "system":
+            turns.append(Turn("system", 0, speaker, text))
+            continue
+        turns_seen += 1
+        turns.append(Turn(f"turn-{turns_seen}", turns_seen, speaker, text, tuple(cards)))
+    return Transcript(tuple(turns), user_label)
 
 
 def pretty(value) -> str:
@@ -17,33 +90,27 @@ def pretty(value) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
 
 
-def conversation_items(messages: list[dict]) -> list[dict]:
-    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
-    items = []
-    for message in messages:
-        role = message.get("role")
-        if role == "tool":
-            continue  # shown inside the card of the call it answers
-        if role == "assistant":
-            if message.get("content"):
-                items.append({"kind": "agent", "text": message["content"]})
-            for call in message.get("tool_calls", []):
-                items.append(_tool_card(call, results.get(call.get("id"))))
-        elif role in ("user", "system"):
-            items.append({"kind": role, "text": message.get("content", "")})
-    return items
+def _allowed(record, fields: tuple[str, ...]) -> dict:
+    return {key: record[key] for key in fields if key in record} if isinstance(record, dict) else {}
 
 
-def _tool_card(call: dict, answer: dict | None) -> dict:
-    arguments = call["raw_arguments"] if call.get("malformed") else pretty(call.get("arguments"))
+def _tool_card(call: dict, answer: dict | None, number: int) -> ToolCard:
+    malformed = bool(call.get("malformed", False))
+    arguments = _text(call.get("raw_arguments")) if malformed else pretty(call.get("arguments"))
     result = pretty(answer.get("content", "")) if answer else ""
-    return {
-        "kind": "tool",
-        "id": call.get("id", ""),
-        "name": call.get("name", ""),
-        "malformed": call.get("malformed", False),
-        "arguments": arguments,
-        "result": result,
-        "status": (answer or {}).get("status", "no result"),
-        "long": len(arguments) > LONG_TEXT or len(result) > LONG_TEXT,
-    }
+    return ToolCard(
+        anchor=f"t{number}",
+        number=number,
+        name=_text(call.get("name")),
+        arguments=arguments,
+        result=result,
+        status=_text((answer or {}).get("status")) or ("ok" if answer else "no result"),
+        malformed=malformed,
+        long=len(arguments) > LONG_TEXT or len(result) > LONG_TEXT,
+    )
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else pretty(value)

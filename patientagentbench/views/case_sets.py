@@ -4,22 +4,20 @@ import json
 from collections import defaultdict
 
 from django.contrib import messages
-from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 
-from patientagentbench.forms import CaseSetForm
 from patientagentbench.models import CaseSetJob, Suite, Task, Trace
 from patientagentbench.roles import STAFF_ROLES, role_required
-from patientagentbench.tasks import generate_case_set_job
+from patientagentbench.suites.case_sets import start_generation
+from patientagentbench.views.forms import CaseSetForm
 
 
 @role_required(*STAFF_ROLES)
 def case_set_list(request):
     form = CaseSetForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        job = CaseSetJob.objects.create(**form.cleaned_data, created_by=request.user)
-        transaction.on_commit(lambda: generate_case_set_job.delay(job.pk))
+        job = start_generation(**form.cleaned_data, created_by=request.user)
         messages.success(request, f"Generating case set {job.name} in the background.")
         return redirect("case_set_list")
     sets = Suite.objects.filter(kind=Suite.Kind.SCENARIO).annotate(

@@ -1,13 +1,23 @@
-"""The analysis report of a run or an imported trace set, with downloads."""
+"""The analysis report of a run or an imported trace set, with downloads.
 
-import pandas as pd
+Every view reads `run_analysis`, plain data cached per run state, so a page view renders
+stored fragments instead of recomputing statistics and figures.
+"""
+
+import plotly.io
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils.text import slugify
 
 from patientagentbench.analysis import figures as figure_tools
 from patientagentbench.models import Run
-from patientagentbench.report import FIGURE_TITLES, cached_study, flatten, table_view
+from patientagentbench.results.study import (
+    FIGURE_TITLES,
+    file_stem,
+    flatten,
+    run_analysis,
+    table_frame,
+    table_view,
+)
 from patientagentbench.roles import STAFF_ROLES, role_required
 
 TEST_SECTIONS = [
@@ -31,75 +41,74 @@ def _run(pk) -> Run:
 @role_required(*STAFF_ROLES)
 def run_report(request, pk):
     run = _run(pk)
-    study = cached_study(run)
-    stats = study.statistics
+    analysis = run_analysis(run)
+    stats = analysis["statistics"]
     context = {
         "run": run,
-        "empty": not study.cells,
+        "empty": not analysis["n_cells"],
         "stats": stats,
         "headline": stats.get("headline", []),
         "tables": [
-            (name, table_view(frame)) for name, frame in study.tables.items() if name != "cells"
+            (name, table_view(table))
+            for name, table in analysis["tables"].items()
+            if name != "cells"
         ],
         "figures": [
-            (name, FIGURE_TITLES.get(name, name), _figure_div(run, name, fig))
-            for name, fig in study.figures.items()
+            (name, FIGURE_TITLES.get(name, name), div)
+            for name, div in analysis["figure_divs"].items()
         ],
         "tests": [
             (key, title, flatten(stats.get(key))) for key, title in TEST_SECTIONS if key in stats
         ],
-        "published": _published_tables(study.published),
+        "published": _published_tables(analysis["published"]),
     }
     return render(request, "runs/report.html", context)
-
-
-def _figure_div(run, name, fig) -> str:
-    # plotly's own HTML for the figure; all data in it is JSON-encoded by plotly.
-    return figure_tools.figure_html(fig, div_id=f"fig-{name}", filename=_filename(run, name))
-
-
-def _filename(run, name: str) -> str:
-    return f"run{run.pk}-{slugify(name)}"
 
 
 def _published_tables(published) -> list:
     if not published:
         return []
-    models = pd.DataFrame([{"model": k, **v} for k, v in published["models"].items()])
-    categories = pd.DataFrame([{"category": k, **v} for k, v in published["categories"].items()])
+    models = [{"model": k, **v} for k, v in published["models"].items()]
+    categories = [{"category": k, **v} for k, v in published["categories"].items()]
     return [
-        ("Table 1, per model", table_view(models)),
-        ("Table 2, per category", table_view(categories)),
+        ("Table 1, per model", table_view(_records_table(models))),
+        ("Table 2, per category", table_view(_records_table(categories))),
     ]
+
+
+def _records_table(records: list[dict]) -> dict:
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    return {"columns": columns, "rows": [[r.get(c) for c in columns] for r in records]}
 
 
 @role_required(*STAFF_ROLES)
 def report_table_csv(request, pk, name):
     run = _run(pk)
-    frame = cached_study(run).tables.get(name)
-    if frame is None:
+    table = run_analysis(run)["tables"].get(name)
+    if table is None:
         raise Http404("No such table.")
-    response = HttpResponse(frame.to_csv(index=False), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{_filename(run, name)}.csv"'
+    response = HttpResponse(table_frame(table).to_csv(index=False), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{file_stem(run, name)}.csv"'
     return response
 
 
 @role_required(*STAFF_ROLES)
 def report_figure_html(request, pk, name):
     run = _run(pk)
-    fig = cached_study(run).figures.get(name)
-    if fig is None:
+    figure_json = run_analysis(run)["figure_json"].get(name)
+    if figure_json is None:
         raise Http404("No such figure.")
-    response = HttpResponse(
-        figure_tools.figure_document(fig, filename=_filename(run, name)), content_type="text/html"
+    document = figure_tools.figure_document(
+        plotly.io.from_json(figure_json), filename=file_stem(run, name)
     )
-    response["Content-Disposition"] = f'attachment; filename="{_filename(run, name)}.html"'
+    response = HttpResponse(document, content_type="text/html")
+    response["Content-Disposition"] = f'attachment; filename="{file_stem(run, name)}.html"'
     return response
 
 
 @role_required(*STAFF_ROLES)
 def report_statistics_json(request, pk):
     run = _run(pk)
-    response = JsonResponse(cached_study(run).statistics, json_dumps_params={"indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="{_filename(run, "statistics")}.json"'
+    response = JsonResponse(run_analysis(run)["statistics"], json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="{file_stem(run, "statistics")}.json"'
     return response

@@ -1,56 +1,20 @@
-"""Pages for admins (models, launching) and researchers (runs, traces)."""
+"""Launching runs (admins) and reading runs and traces (researchers and admins)."""
 
 from django import forms
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from patientagentbench import runs
-from patientagentbench.estimates import estimate
-from patientagentbench.forms import LaunchForm, ModelConfigForm, parse_temperatures
 from patientagentbench.models import ModelConfig, Run, Suite, Trace
-from patientagentbench.roles import ADMIN, ALL_ROLES, STAFF_ROLES, has_role, role_required
-from patientagentbench.trace_view import conversation_items, pretty
-
-
-@role_required(*ALL_ROLES)
-def home(request):
-    if has_role(request.user, *STAFF_ROLES):
-        return redirect("run_list")
-    return render(request, "clinician_home.html")
-
-
-# --- model configs (admin) -------------------------------------------------------------
-
-
-@role_required(ADMIN)
-def model_list(request):
-    return render(request, "models/list.html", {"models": ModelConfig.objects.all()})
-
-
-@role_required(ADMIN)
-def model_edit(request, pk=None):
-    instance = get_object_or_404(ModelConfig, pk=pk) if pk else None
-    form = ModelConfigForm(request.POST or None, instance=instance)
-    if request.method == "POST" and form.is_valid():
-        model = form.save()
-        messages.success(request, f"Saved model {model.name}.")
-        return redirect("model_list")
-    return render(request, "models/edit.html", {"form": form, "instance": instance})
-
-
-@role_required(ADMIN)
-@require_POST
-def model_toggle(request, pk):
-    model = get_object_or_404(ModelConfig, pk=pk)
-    model.enabled = not model.enabled
-    model.save(update_fields=["enabled"])
-    messages.success(request, f"{model.name} {'enabled' if model.enabled else 'disabled'}.")
-    return redirect("model_list")
-
+from patientagentbench.roles import ADMIN, STAFF_ROLES, role_required
+from patientagentbench.runs.estimates import estimate
+from patientagentbench.runs.execution import progress
+from patientagentbench.runs.launch import cancel_run, launch_run, resume_run
+from patientagentbench.runs.workers import worker_alive
+from patientagentbench.transcripts import pretty, transcript_of
+from patientagentbench.views.forms import LaunchForm, parse_temperatures
 
 # --- launching (admin) -------------------------------------------------------------------
 
@@ -60,7 +24,7 @@ def run_launch(request):
     form = LaunchForm(request.POST or None, initial={"suite": Suite.objects.first()})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        run = runs.launch_run(
+        run = launch_run(
             suite=data["suite"],
             models=list(data["models"]),
             tasks=form.chosen_tasks(),
@@ -109,7 +73,7 @@ def run_list(request):
         n_errors=Count("traces", filter=Q(traces__status=Trace.Status.ERROR)),
     )
     return render(
-        request, "runs/list.html", {"runs": runs_qs[:200], "worker_alive": runs.worker_alive()}
+        request, "runs/list.html", {"runs": runs_qs[:200], "worker_alive": worker_alive()}
     )
 
 
@@ -144,9 +108,9 @@ def _run_context(run: Run) -> dict:
     )
     return {
         "run": run,
-        "progress": runs.progress(run.pk),
+        "progress": progress(run.pk),
         "grid": _cell_grid(traces),
-        "worker_alive": runs.worker_alive(),
+        "worker_alive": worker_alive(),
     }
 
 
@@ -174,7 +138,7 @@ def _column_order(column):
 @role_required(ADMIN)
 @require_POST
 def run_cancel(request, pk):
-    if runs.cancel_run(pk):
+    if cancel_run(pk):
         messages.success(request, f"Run {pk} cancelled.")
     return redirect("run_detail", pk=pk)
 
@@ -182,7 +146,7 @@ def run_cancel(request, pk):
 @role_required(ADMIN)
 @require_POST
 def run_resume(request, pk):
-    requeued = runs.resume_run(pk)
+    requeued = resume_run(pk)
     messages.success(request, f"Run {pk}: {requeued} jobs queued again.")
     return redirect("run_detail", pk=pk)
 
@@ -197,12 +161,10 @@ def trace_detail(request, pk):
         "runs/trace.html",
         {
             "trace": trace,
-            "items": conversation_items(trace.messages),
+            "transcript": transcript_of(
+                trace.messages, user_label="Patient" if trace.task.case else "User"
+            ),
             "side_effects_pretty": [pretty(effect) for effect in trace.side_effects],
             "final_state_pretty": pretty(trace.final_state),
         },
     )
-
-
-def healthz(request):
-    return HttpResponse("ok", content_type="text/plain")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from patientagentbench.analysis.metrics import cell_metrics
-from patientagentbench.analysis.release_format import parse_release_cells
+from patientagentbench.interchange.release import parse_release_cells
 
 from .paths import GOLDEN as GOLDEN_DIR
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from patientagentbench.analysis.release_format import (
+from patientagentbench.interchange.release import (
     Cell,
     ReleaseFormatError,
     parse_release_cells,
@@ -157,8 +157,8 @@ def test_top_level_must_be_an_array():
             "trace 1: field 'run_index' 0 is also trace 0's",
         ),
         (
-            lambda d: d[0]["traces"][1].__setitem__("model", "model-b"),
-            "trace 1: field 'model' is 'model-b' but the cell's is 'model-a'",
+            lambda d: d[0]["traces"][1].__setitem__("task_id", "other-001"),
+            "trace 1: field 'task_id' is 'other-001' but the cell's is 'retrieve-001'",
         ),
         (
             lambda d: d[0]["traces"][0].__setitem__("final_response", ["Sent."]),
@@ -204,3 +204,12 @@ def test_errors_name_the_record_and_field(mutate, expected):
 
 def test_error_is_a_value_error():
     assert issubclass(ReleaseFormatError, ValueError)
+
+
+def test_a_traces_provider_id_is_kept_beside_the_cells_model_key():
+    """The paper's runner writes the provider id into traces, the model key into the cell."""
+    data = release()
+    data[0]["traces"][1]["model"] = "model-a-20250514"
+    [cell] = parse_release_cells(data)
+    assert cell.model == "model-a"
+    assert cell.traces[1].provider_model == "model-a-20250514"

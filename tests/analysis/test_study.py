@@ -8,7 +8,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from patientagentbench.analysis.metrics import TraceData, cell_metrics
-from patientagentbench.analysis.release_format import parse_release_cells
 from patientagentbench.analysis.study import (
     attribute_columns,
     cell_record,
@@ -16,6 +15,7 @@ from patientagentbench.analysis.study import (
     per_pair_divergence_steps,
     split_half_metrics,
 )
+from patientagentbench.interchange.release import parse_release_cells
 
 from .paths import GOLDEN as GOLDEN_DIR
 

@@ -58,15 +58,15 @@ def test_admin_adds_a_model_and_sees_key_status(page, live_server, admin_user, d
 def test_researcher_reads_runs_but_cannot_launch(
     page, live_server, researcher, office_suite, sim_models
 ):
-    from patientagentbench import runs
+    from patientagentbench.runs.launch import execute_inline, launch_run
 
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=sim_models[:1],
         tasks=list(office_suite.tasks.all()[:2]),
         enqueue=False,
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     log_in(page, live_server, researcher.username)
     expect(page.locator("h1")).to_have_text("Runs")
     expect(page.locator("nav >> text=Launch")).to_have_count(0)
@@ -91,10 +91,10 @@ def test_clinician_sees_only_their_review_page(
 def test_researcher_reads_the_analysis_report(
     page, live_server, researcher, office_suite, sim_models
 ):
-    from patientagentbench import runs
+    from patientagentbench.runs.launch import execute_inline, launch_run
 
-    run = runs.launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
-    runs.execute_inline(run)
+    run = launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
+    execute_inline(run)
     log_in(page, live_server, researcher.username)
     page.goto(f"{live_server.url}/runs/{run.pk}/")
     page.click("text=Analysis")
@@ -111,11 +111,11 @@ def test_researcher_reads_the_analysis_report(
 def test_researcher_browses_case_sets_and_a_case_across_models(
     page, live_server, researcher, sim_models
 ):
-    from patientagentbench import runs
-    from patientagentbench.case_sets import create_case_set
+    from patientagentbench.runs.launch import execute_inline, launch_run
+    from patientagentbench.suites.case_sets import create_case_set
 
     suite = create_case_set("browser-cases", 24, seed=3)
-    run = runs.launch_run(
+    run = launch_run(
         suite=suite,
         models=sim_models,
         repetitions=2,
@@ -123,7 +123,7 @@ def test_researcher_browses_case_sets_and_a_case_across_models(
         tasks=list(suite.tasks.order_by("task_id")[:3]),
         enqueue=False,
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     log_in(page, live_server, researcher.username)
     page.click("nav >> text=Case sets")
     page.click("text=browser-cases")

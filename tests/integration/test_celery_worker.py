@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from patientagentbench import runs
 from patientagentbench.celery import worker_argv
 from patientagentbench.models import Run, Trace
-from patientagentbench.tasks import execute_trace_job
+from patientagentbench.runs.execution import execute_trace_job, progress
+from patientagentbench.runs.launch import launch_run
+from patientagentbench.runs.workers import worker_alive
 from tests.services import require_services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,7 @@ def worker(transactional_db, tmp_path):
         stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
-    while not runs.worker_alive():
+    while not worker_alive():
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             pytest.fail("the worker did not start:\n" + (tmp_path / "worker.log").read_text())
@@ -75,19 +76,17 @@ def _wait_until_ended(run: Run, timeout: float = 120) -> None:
         if not run.is_active:
             return
         time.sleep(0.2)
-    pytest.fail(f"run did not end: {runs.progress(run.pk)}")
+    pytest.fail(f"run did not end: {progress(run.pk)}")
 
 
 @pytest.mark.services
 def test_worker_process_executes_a_run_and_a_redelivered_job_writes_one_trace(
     worker, office_suite, sim_models
 ):
-    run = runs.launch_run(
-        suite=office_suite, models=sim_models, repetitions=2
-    )  # enqueued on commit
+    run = launch_run(suite=office_suite, models=sim_models, repetitions=2)  # enqueued on commit
     _wait_until_ended(run)
     assert run.status == Run.Status.FINISHED
-    counts = runs.progress(run.pk)
+    counts = progress(run.pk)
     assert counts["done"] == 19 * 2 * 2 and counts["error"] == 0
     assert run.cell_metrics.count() == 19 * 2
 

@@ -4,7 +4,7 @@ import json
 
 from patientagentbench.conversation import TaskUser, run_conversation
 from patientagentbench.providers.types import Completion, ToolCall
-from patientagentbench.suites import SUITES_DIR
+from patientagentbench.suites.install import SUITES_DIR
 from sandbox.office import OfficeWorld
 
 SUITE = json.loads((SUITES_DIR / "office-19.json").read_text())

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from patientagentbench import runs
 from patientagentbench.models import Run, Suite, Trace
+from patientagentbench.runs.launch import execute_inline, launch_run
 
 pytestmark = pytest.mark.django_db
 
@@ -90,14 +90,14 @@ def test_jsonl_bad_line_names_the_line_and_field(tmp_path):
 
 
 def test_export_then_import_round_trips(tmp_path, office_suite, sim_models):
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=sim_models,
         repetitions=2,
         tasks=list(office_suite.tasks.all()[:3]),
         enqueue=False,
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     out = tmp_path / "traces.jsonl"
     assert "Exported 12 traces" in run_cli("export_traces", "--run", str(run.pk), "--out", str(out))
     printed = run_cli("import_traces", str(out))
@@ -150,14 +150,14 @@ def test_traces_of_unknown_tasks_go_under_a_suite_named_after_the_file(tmp_path,
 
 
 def test_consistency_report_table_and_csv(office_suite, sim_models):
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=sim_models[:1],
         repetitions=3,
         tasks=list(office_suite.tasks.all()[:2]),
         enqueue=False,
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     table = run_cli("consistency_report", "--run", str(run.pk))
     assert "2 cells" in table and "tss" in table
     csv_text = run_cli("consistency_report", "--run", str(run.pk), "--format", "csv")

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from patientagentbench import limits
+from patientagentbench.runs import limits
 from tests.services import require_services
 
 

@@ -5,8 +5,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from patientagentbench import runs
 from patientagentbench.models import ModelConfig, Run, Trace
+from patientagentbench.runs.launch import execute_inline, launch_run
 from tests.fakes.llm_server import OPENAI, FakeLLMServer, error_reply
 
 pytestmark = pytest.mark.django_db
@@ -40,8 +40,8 @@ def test_a_model_added_with_add_model_runs_the_whole_suite(server, office_suite,
     )
     assert "Added model local" in out.getvalue()
     model = ModelConfig.objects.get(name="local")
-    run = runs.launch_run(suite=office_suite, models=[model], repetitions=1, enqueue=False)
-    runs.execute_inline(run)
+    run = launch_run(suite=office_suite, models=[model], repetitions=1, enqueue=False)
+    execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.FINISHED
     assert run.traces.filter(status=Trace.Status.DONE).count() == 19
@@ -65,14 +65,14 @@ def test_429_with_retry_after_is_retried_and_the_run_finishes(server, office_sui
     model = ModelConfig.objects.create(
         name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
     )
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=[model],
         repetitions=1,
         enqueue=False,
         tasks=list(office_suite.tasks.filter(task_id="retrieve-001")),
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     trace = run.traces.get()
     assert trace.status == Trace.Status.DONE, trace.error
     assert len(server.requests) >= 4  # two failures, then the conversation
@@ -85,14 +85,14 @@ def test_a_provider_that_keeps_failing_ends_as_an_error_trace(server, office_sui
     model = ModelConfig.objects.create(
         name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
     )
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=[model],
         repetitions=1,
         enqueue=False,
         tasks=list(office_suite.tasks.filter(task_id="retrieve-001")),
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     trace = run.traces.get()
     run.refresh_from_db()
     assert trace.status == Trace.Status.ERROR and "500" in trace.error

@@ -4,8 +4,9 @@ from decimal import Decimal
 
 import pytest
 
-from patientagentbench import runs
 from patientagentbench.models import ModelConfig, Run, Trace
+from patientagentbench.runs.execution import execute_trace, progress
+from patientagentbench.runs.launch import cancel_run, execute_inline, launch_run, resume_run
 
 pytestmark = pytest.mark.django_db
 
@@ -15,19 +16,19 @@ def _launch(suite, models, **kwargs):
     kwargs.setdefault(
         "tasks", list(suite.tasks.filter(task_id__in=["retrieve-001", "compute-001"]))
     )
-    return runs.launch_run(suite=suite, models=models, enqueue=False, **kwargs)
+    return launch_run(suite=suite, models=models, enqueue=False, **kwargs)
 
 
 def test_launch_plans_one_job_per_task_model_temperature_repetition(office_suite, sim_models):
     run = _launch(office_suite, sim_models, repetitions=3, temperatures=[0.0, 1.0])
     assert run.traces.count() == 2 * 2 * 2 * 3
     assert len(set(run.traces.values_list("key", flat=True))) == 24
-    assert runs.progress(run.pk)["queued"] == 24
+    assert progress(run.pk)["queued"] == 24
 
 
 def test_inline_run_finishes_with_traces_metrics_and_correctness(office_suite, sim_models):
     run = _launch(office_suite, sim_models)
-    runs.execute_inline(run)
+    execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.FINISHED
     trace = run.traces.get(task__task_id="retrieve-001", model_name="sim-steady", repetition=0)
@@ -45,9 +46,9 @@ def test_inline_run_finishes_with_traces_metrics_and_correctness(office_suite, s
 def test_a_job_delivered_twice_runs_once(office_suite, sim_models):
     run = _launch(office_suite, sim_models[:1], repetitions=1)
     trace = run.traces.first()
-    runs.execute_trace(trace.pk)
+    execute_trace(trace.pk)
     first = Trace.objects.get(pk=trace.pk)
-    runs.execute_trace(trace.pk)  # the same message delivered again
+    execute_trace(trace.pk)  # the same message delivered again
     again = Trace.objects.get(pk=trace.pk)
     assert again.attempts == 1
     assert again.messages == first.messages
@@ -57,8 +58,8 @@ def test_a_job_delivered_twice_runs_once(office_suite, sim_models):
 def test_same_job_same_behaviour_across_runs(office_suite, sim_models):
     first = _launch(office_suite, sim_models[1:], repetitions=3)
     second = _launch(office_suite, sim_models[1:], repetitions=3)
-    runs.execute_inline(first)
-    runs.execute_inline(second)
+    execute_inline(first)
+    execute_inline(second)
 
     def calls(run):
         return [
@@ -72,19 +73,19 @@ def test_same_job_same_behaviour_across_runs(office_suite, sim_models):
 def test_cancel_stops_queued_jobs_and_resume_runs_them(office_suite, sim_models):
     run = _launch(office_suite, sim_models)
     done = run.traces.first()
-    runs.execute_trace(done.pk)
-    assert runs.cancel_run(run.pk)
-    counts = runs.progress(run.pk)
+    execute_trace(done.pk)
+    assert cancel_run(run.pk)
+    counts = progress(run.pk)
     assert counts["cancelled"] == counts["total"] - 1
-    runs.execute_inline(run)  # nothing is queued; a stray delivery does nothing
-    assert runs.progress(run.pk)["done"] == 1
+    execute_inline(run)  # nothing is queued; a stray delivery does nothing
+    assert progress(run.pk)["done"] == 1
 
-    requeued = runs.resume_run(run.pk)
+    requeued = resume_run(run.pk)
     assert requeued == counts["total"] - 1
-    runs.execute_inline(run)
+    execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.FINISHED
-    assert runs.progress(run.pk)["done"] == counts["total"]
+    assert progress(run.pk)["done"] == counts["total"]
     assert Trace.objects.get(pk=done.pk).attempts == 1  # what was done was kept
 
 
@@ -97,11 +98,11 @@ def test_spend_limit_stops_the_run(office_suite, db):
         price_out=Decimal("100000"),
     )
     run = _launch(office_suite, [priced], spend_limit=Decimal("1"))
-    runs.execute_inline(run)
+    execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.STOPPED
     assert run.spent >= Decimal("1")
-    counts = runs.progress(run.pk)
+    counts = progress(run.pk)
     assert counts["done"] + counts["cancelled"] == counts["total"]
     assert counts["cancelled"] >= 1
 
@@ -111,7 +112,7 @@ def test_provider_failure_ends_as_error_trace_with_the_error_kept(office_suite, 
         name="no-key", provider="openai", model_id="gpt-x", api_key_env="PAB_TEST_UNSET_KEY"
     )
     run = _launch(office_suite, [broken], repetitions=1)
-    runs.execute_inline(run)
+    execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     trace = run.traces.first()

@@ -7,9 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from patientagentbench import runs
-from patientagentbench.case_sets import create_case_set
 from patientagentbench.models import Run, Suite, Trace
+from patientagentbench.runs.launch import execute_inline, launch_run
+from patientagentbench.suites.case_sets import create_case_set
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,7 @@ def test_validate_case_set_fails_on_a_malformed_case(case_set):
 
 
 def _scenario_run(case_set, models, repetitions=2, cases=4):
-    run = runs.launch_run(
+    run = launch_run(
         suite=case_set,
         models=models,
         repetitions=repetitions,
@@ -77,7 +77,7 @@ def _scenario_run(case_set, models, repetitions=2, cases=4):
         enqueue=False,
         tasks=list(case_set.tasks.order_by("task_id")[:cases]),
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     run.refresh_from_db()
     return run
 
@@ -138,7 +138,7 @@ def test_researcher_pages_for_case_sets(client, researcher, clinician, case_set,
 
 def test_run_benchmark_with_a_case_set(case_set, sim_models, monkeypatch):
     sent = []
-    monkeypatch.setattr("patientagentbench.tasks.execute_trace_job.delay", sent.append)
+    monkeypatch.setattr("patientagentbench.runs.execution.execute_trace_job.delay", sent.append)
     printed = run_cli(
         "run_benchmark",
         "--case-set",
@@ -159,11 +159,13 @@ def test_run_benchmark_with_a_case_set(case_set, sim_models, monkeypatch):
 def test_case_set_generated_in_the_background_from_the_page(
     client, researcher, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from patientagentbench.case_sets import run_generation_job
     from patientagentbench.models import CaseSetJob
+    from patientagentbench.suites.case_sets import run_generation_job
 
     sent = []  # what the broker would deliver; a worker runs run_generation_job on it
-    monkeypatch.setattr("patientagentbench.case_views.generate_case_set_job.delay", sent.append)
+    monkeypatch.setattr(
+        "patientagentbench.suites.case_sets.generate_case_set_job.delay", sent.append
+    )
     client.force_login(researcher)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
@@ -185,8 +187,8 @@ def test_case_set_generated_in_the_background_from_the_page(
 
 
 def test_a_generation_job_runs_once_and_keeps_its_error(db):
-    from patientagentbench.case_sets import run_generation_job
     from patientagentbench.models import CaseSetJob
+    from patientagentbench.suites.case_sets import run_generation_job
 
     job = CaseSetJob.objects.create(name="x-set", count=5, seed=1, writer="no-such-model")
     run_generation_job(job.pk)

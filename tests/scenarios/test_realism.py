@@ -13,9 +13,9 @@ from functools import cache
 
 import pytest
 
-from patientagentbench.case_sets import play_case
 from patientagentbench.cases.generate import generate_case_set
 from patientagentbench.cases.validation import TOOL_NAMES
+from patientagentbench.suites.playing import play_case
 
 DEMO_COUNT, DEMO_SEED = 60, 20260309
 PROFILES = ("sim-steady", "sim-jittery")

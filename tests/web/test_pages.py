@@ -7,22 +7,22 @@ import pytest
 from django.urls import reverse
 from django_htmx.http import HttpResponseStopPolling
 
-from patientagentbench import runs
 from patientagentbench.models import ModelConfig, Run, Trace
+from patientagentbench.runs.launch import execute_inline, launch_run
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def finished_run(office_suite, sim_models):
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=sim_models,
         repetitions=2,
         tasks=list(office_suite.tasks.filter(task_id__in=["retrieve-001", "schedule-001"])),
         enqueue=False,
     )
-    runs.execute_inline(run)
+    execute_inline(run)
     return run
 
 
@@ -105,7 +105,7 @@ def test_launch_form_creates_a_run_and_queues_its_jobs(
     client, admin_user, office_suite, sim_models, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    monkeypatch.setattr("patientagentbench.tasks.execute_trace_job.delay", sent.append)
+    monkeypatch.setattr("patientagentbench.runs.execution.execute_trace_job.delay", sent.append)
     client.force_login(admin_user)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
@@ -141,7 +141,7 @@ def test_run_detail_query_count_does_not_grow_with_traces(
     from django.test.utils import CaptureQueriesContext
 
     client.force_login(researcher)
-    bigger = runs.launch_run(suite=office_suite, models=sim_models, repetitions=5, enqueue=False)
+    bigger = launch_run(suite=office_suite, models=sim_models, repetitions=5, enqueue=False)
     counts = []
     for run in (finished_run, bigger):
         client.get(reverse("run_detail", args=[run.pk]))  # warm the session and user caches

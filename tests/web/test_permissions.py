@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from patientagentbench import runs
+from patientagentbench.runs.launch import launch_run
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +15,7 @@ EVERYONE = {"admin", "researcher", "clinician", "outsider_denied"}
 
 @pytest.fixture
 def world(office_suite, sim_models):
-    run = runs.launch_run(
+    run = launch_run(
         suite=office_suite,
         models=sim_models[:1],
         tasks=list(office_suite.tasks.all()[:1]),

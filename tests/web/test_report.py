@@ -7,15 +7,15 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from patientagentbench import runs
+from patientagentbench.runs.launch import execute_inline, launch_run
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def finished_run(office_suite, sim_models):
-    run = runs.launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
-    runs.execute_inline(run)
+    run = launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
+    execute_inline(run)
     return run
 
 
@@ -47,7 +47,7 @@ def test_report_downloads(client, researcher, finished_run):
 
 
 def test_report_of_an_unfinished_run_says_so(client, researcher, office_suite, sim_models):
-    run = runs.launch_run(suite=office_suite, models=sim_models, enqueue=False)
+    run = launch_run(suite=office_suite, models=sim_models, enqueue=False)
     client.force_login(researcher)
     assert b"No finished traces yet" in client.get(reverse("run_report", args=[run.pk])).content
 

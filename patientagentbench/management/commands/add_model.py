@@ -2,8 +2,8 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.forms import ModelConfigForm
 from patientagentbench.models import ModelConfig
+from patientagentbench.views.forms import ModelConfigForm
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.analysis import figures as figure_tools
 from patientagentbench.models import Run
-from patientagentbench.report import study_for
+from patientagentbench.results.study import study_for
 
 
 class Command(BaseCommand):

@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.metrics_store import compute_cells, run_traces
 from patientagentbench.models import Run
+from patientagentbench.results.cells import compute_cells, run_traces
 
 COLUMNS = [
     "model",
@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 "temperature": row["temperature"],
                 **row["values"],
             }
-            for row in compute_cells(run_traces(run_id), by_task_name=run_id is None)
+            for row in compute_cells(run_traces(run_id))
         ]
         rows.sort(key=lambda r: (r["model"], r["task_id"], r["temperature"] or 0))
         getattr(self, f"_{options['format']}")(rows)

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.interchange import export_traces
+from patientagentbench.interchange.export import export_traces
 from patientagentbench.models import Run
 
 

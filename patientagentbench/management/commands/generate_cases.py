@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.case_sets import (
+from patientagentbench.suites.case_sets import (
     CaseSetError,
     case_set_summary,
     create_case_set,

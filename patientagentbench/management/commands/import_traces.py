@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.interchange import ImportFormatError, import_traces
+from patientagentbench.interchange.importer import ImportFormatError, import_traces
 
 
 class Command(BaseCommand):

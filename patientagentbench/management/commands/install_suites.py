@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from patientagentbench.suites import install_all_suites
+from patientagentbench.suites.install import install_all_suites
 
 
 class Command(BaseCommand):

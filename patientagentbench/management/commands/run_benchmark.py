@@ -4,9 +4,11 @@ from decimal import Decimal
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench import runs
-from patientagentbench.forms import parse_temperatures
 from patientagentbench.models import ModelConfig, Run, Suite
+from patientagentbench.runs.execution import progress
+from patientagentbench.runs.launch import launch_run
+from patientagentbench.runs.workers import worker_alive
+from patientagentbench.views.forms import parse_temperatures
 
 NO_WORKER_GRACE_S = 8
 
@@ -49,7 +51,7 @@ class Command(BaseCommand):
             spend_limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
         except Exception as exc:
             raise CommandError(f"Bad option: {exc}") from exc
-        run = runs.launch_run(
+        run = launch_run(
             suite=suite,
             models=models,
             tasks=tasks,
@@ -105,7 +107,7 @@ class Command(BaseCommand):
             )
             sys.exit(2)
         while True:
-            counts = runs.progress(run.pk)
+            counts = progress(run.pk)
             run.refresh_from_db(fields=["status", "stop_reason"])
             self._draw(counts, run.status)
             if not run.is_active:
@@ -125,7 +127,7 @@ class Command(BaseCommand):
     def _worker_appears(self) -> bool:
         """A live worker beats every few seconds; give a starting one a moment."""
         deadline = time.monotonic() + NO_WORKER_GRACE_S
-        while not runs.worker_alive():
+        while not worker_alive():
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.5)

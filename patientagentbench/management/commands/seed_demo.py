@@ -2,10 +2,10 @@ from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from patientagentbench import runs
 from patientagentbench.models import ModelConfig, Run, Suite
 from patientagentbench.roles import ADMIN, ALL_ROLES, CLINICIAN, RESEARCHER
-from patientagentbench.suites import install_all_suites
+from patientagentbench.runs.launch import execute_inline, launch_run
+from patientagentbench.suites.install import install_all_suites
 
 DEFAULT_PASSWORD = "pab-demo-2026"
 DEMO_RUN_LABEL = "demo: simulated agents on office-19"
@@ -69,7 +69,7 @@ class Command(BaseCommand):
         if Run.objects.filter(label=DEMO_RUN_LABEL).exists():
             self.stdout.write("Demo run already present.")
             return
-        run = runs.launch_run(
+        run = launch_run(
             suite=suite,
             models=models,
             repetitions=repetitions,
@@ -77,13 +77,13 @@ class Command(BaseCommand):
             label=DEMO_RUN_LABEL,
             enqueue=False,
         )
-        runs.execute_inline(run)
+        execute_inline(run)
         run.refresh_from_db()
         self.stdout.write(f"Demo run {run.pk}: {run.traces.count()} traces, {run.status}.")
 
     def _demo_scenarios(self, models, repetitions: int) -> None:
         """A 60-case set and a finished multi-turn run, so clinicians have conversations."""
-        from patientagentbench.case_sets import create_case_set
+        from patientagentbench.suites.case_sets import create_case_set
 
         suite = Suite.objects.filter(name=DEMO_CASE_SET).first() or create_case_set(
             DEMO_CASE_SET, DEMO_CASE_COUNT, DEMO_CASE_SEED
@@ -91,7 +91,7 @@ class Command(BaseCommand):
         if Run.objects.filter(label=DEMO_SCENARIO_LABEL).exists():
             self.stdout.write("Demo scenario run already present.")
             return
-        run = runs.launch_run(
+        run = launch_run(
             suite=suite,
             models=models,
             repetitions=repetitions,
@@ -100,7 +100,7 @@ class Command(BaseCommand):
             label=DEMO_SCENARIO_LABEL,
             enqueue=False,
         )
-        runs.execute_inline(run)
+        execute_inline(run)
         run.refresh_from_db()
         self.stdout.write(
             f"Demo case set {suite.name} ({suite.tasks.count()} cases); scenario run {run.pk}: "

@@ -2,8 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.case_sets import check_case_set
 from patientagentbench.models import Suite
+from patientagentbench.suites.playing import check_case_set
 
 
 class Command(BaseCommand):

@@ -1,0 +1,3 @@
+"""Formats in and out: the seed paper's release format (`release`, a pure strict parser),
+PatientAgentBench's LangChain conversation dumps (`langchain`), the project's JSONL, and the
+atomic importer (`importer`) and exporter (`export`) that write and read the database."""

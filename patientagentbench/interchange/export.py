@@ -1,0 +1,50 @@
+"""Export traces as the project's JSONL, one record per line, which `import_traces` reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from patientagentbench.interchange.importer import JSONL_FORMAT
+from patientagentbench.models import Trace
+
+
+def export_record(trace: Trace) -> dict:
+    return {
+        "format": JSONL_FORMAT,
+        "suite": trace.task.suite.name,
+        "task_id": trace.task.task_id,
+        "category": trace.task.category,
+        "difficulty": trace.task.difficulty,
+        "prompt": trace.task.prompt,
+        "model": trace.model_name,
+        "temperature": trace.temperature,
+        "repetition": trace.repetition,
+        "status": trace.status,
+        "end_reason": trace.end_reason,
+        "error": trace.error,
+        "messages": trace.messages,
+        "tool_calls": trace.tool_calls,
+        "final_response": trace.final_response,
+        "side_effects": trace.side_effects,
+        "final_state": trace.final_state,
+        "tokens_in": trace.tokens_in,
+        "tokens_out": trace.tokens_out,
+        "latency_ms": trace.latency_ms,
+        "cost": str(trace.cost),
+        "correct": trace.correct,
+        "attributes": trace.task.attributes,
+        "case": trace.task.case,
+    }
+
+
+def export_traces(out: Path, run_id: int | None = None) -> int:
+    traces = Trace.objects.filter(status__in=Trace.ENDED).select_related("task", "task__suite")
+    if run_id is not None:
+        traces = traces.filter(run_id=run_id)
+    count = 0
+    with out.open("w", encoding="utf-8") as handle:
+        for trace in traces.order_by("run_id", "pk").iterator(chunk_size=500):
+            handle.write(json.dumps(export_record(trace), ensure_ascii=False) + "\n")
+            count += 1
+    return count
