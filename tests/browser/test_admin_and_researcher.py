@@ -100,7 +100,7 @@ def test_researcher_reads_the_analysis_report(
     page.click("text=Analysis")
     expect(page.locator("h1")).to_contain_text("Analysis")
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
-    assert page.locator(".js-plotly-plot").count() == 7
+    expect(page.locator(".js-plotly-plot")).to_have_count(7)
     expect(page.locator("text=Published (paper)").first).to_be_visible()
     screenshot(page, "analysis-report")
     with page.expect_download() as download:
