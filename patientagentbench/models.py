@@ -36,6 +36,11 @@ class Suite(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def has_patients(self) -> bool:
+        """Multi-turn scenarios with a patient on the other side (the clinic world)."""
+        return self.world == self.World.CLINIC
+
 
 class Task(models.Model):
     suite = models.ForeignKey(Suite, on_delete=models.CASCADE, related_name="tasks")

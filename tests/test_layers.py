@@ -42,24 +42,35 @@ def within(module: str, package: str) -> bool:
 
 def forbidden(importer: str, imported: str) -> str | None:
     """Why `importer` may not import `imported`, or None when the import points downward."""
-    if within(importer, "sandbox") and not within(imported, "sandbox"):
-        if any(within(imported, top) for top in TOP_PACKAGES):
-            return "sandbox is the lowest layer"
-    if any(within(importer, pure) for pure in PURE):
-        if within(imported, "django"):
-            return "pure packages import no Django"
-        if within(imported, "patientagentbench") and not any(
-            within(imported, pure) for pure in PURE
-        ):
-            return "pure packages import only pure packages"
-    if within(importer, "patientagentbench"):
-        if within(imported, "jury") or within(imported, "annotation"):
-            return "the pipeline never imports jury or annotation"
-    if within(importer, "jury") and within(imported, "annotation"):
-        return "jury never imports annotation"
-    if within(importer, "annotation") and any(within(imported, m) for m in RUN_MACHINERY):
-        return "annotation never touches providers, simulators or the run machinery"
-    return None
+    importer_is_pure = any(within(importer, pure) for pure in PURE)
+    imported_is_pure = any(within(imported, pure) for pure in PURE)
+    rules = [
+        (
+            within(importer, "sandbox")
+            and not within(imported, "sandbox")
+            and any(within(imported, top) for top in TOP_PACKAGES),
+            "sandbox is the lowest layer",
+        ),
+        (importer_is_pure and within(imported, "django"), "pure packages import no Django"),
+        (
+            importer_is_pure and within(imported, "patientagentbench") and not imported_is_pure,
+            "pure packages import only pure packages",
+        ),
+        (
+            within(importer, "patientagentbench")
+            and (within(imported, "jury") or within(imported, "annotation")),
+            "the pipeline never imports jury or annotation",
+        ),
+        (
+            within(importer, "jury") and within(imported, "annotation"),
+            "jury never imports annotation",
+        ),
+        (
+            within(importer, "annotation") and any(within(imported, m) for m in RUN_MACHINERY),
+            "annotation never touches providers, simulators or the run machinery",
+        ),
+    ]
+    return next((reason for broken, reason in rules if broken), None)
 
 
 def module_name(path: Path) -> str:

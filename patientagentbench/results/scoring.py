@@ -5,12 +5,11 @@ from __future__ import annotations
 from patientagentbench.analysis import correctness
 from patientagentbench.analysis.metrics import TraceData
 from patientagentbench.analysis.outcomes import evaluate_outcome
-from patientagentbench.models import Suite
 
 
 def score_trace(trace) -> None:
     """Keep every criterion's verdict, not only the total."""
-    if trace.task.case is not None and trace.task.suite.world == Suite.World.CLINIC:
+    if trace.task.case is not None and trace.task.suite.has_patients:
         _score_outcome(trace)
         return
     criteria = trace.task.criteria

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from patientagentbench.models import Suite
 from sandbox.office import OfficeWorld
 
 
@@ -10,10 +11,10 @@ class NoWorld(Exception):
 
 
 def build_world(suite, task=None):
-    if suite.world == "clinic":
+    if suite.world == Suite.World.CLINIC:
         from sandbox.clinic import ClinicWorld
 
         return ClinicWorld.from_case(task.case)
-    if suite.world == "office":
+    if suite.world == Suite.World.OFFICE:
         return OfficeWorld.from_suite({"environment": suite.environment, "tools": suite.tools})
     raise NoWorld(f"Suite {suite.name!r} has no sandbox to run in (world={suite.world!r}).")

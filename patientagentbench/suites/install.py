@@ -26,7 +26,7 @@ def install_suite_data(data: dict) -> Suite:
         name=data["suite"],
         defaults={
             "kind": Suite.Kind.TASK,
-            "world": data.get("world", "office"),
+            "world": data.get("world", Suite.World.OFFICE),
             "system_prompt": data.get("system_prompt", OFFICE_SYSTEM_PROMPT),
             "tools": data["tools"],
             "environment": data["environment"],

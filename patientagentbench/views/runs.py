@@ -31,8 +31,8 @@ def run_launch(request):
             repetitions=data["repetitions"],
             temperatures=data["temperatures"],
             max_iterations=data["max_iterations"],
-            max_turns=(data["max_turns"] or 10) if data["suite"].world == "clinic" else 1,
-            patient_model=data["patient_model"] if data["suite"].world == "clinic" else None,
+            max_turns=(data["max_turns"] or 10) if data["suite"].has_patients else 1,
+            patient_model=data["patient_model"] if data["suite"].has_patients else None,
             spend_limit=data["spend_limit"],
             created_by=request.user,
         )
