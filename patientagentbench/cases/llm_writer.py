@@ -82,16 +82,6 @@ SUBTASK_GUIDANCE = {
     "update_pharmacy": "details.pharmacy is the new pharmacy, an object like profile.pharmacy and different from it.",
     "insurance_question": "The patient has a concrete question about coverage or their plan.",
 }
-TOPIC_SUBTASKS = (
-    "symptom_assessment",
-    "treatment_options",
-    "lifestyle",
-    "second_opinion",
-    "preventive_care",
-    "pain_management",
-    "vaccination",
-)
-
 VOICE_GUIDANCE = {
     "cooperative": "clear, polite and complete",
     "anxious": "worried; adds what they fear and asks for reassurance",

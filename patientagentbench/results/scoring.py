@@ -43,6 +43,8 @@ def _score_outcome(trace) -> None:
         trace.final_state,
         trace.side_effects,
         [m["content"] for m in trace.messages if m["role"] == "assistant" and m["content"]],
+        end_reason=trace.end_reason,
+        messages=trace.messages,
     )
     trace.correctness = {"passed": verdict.passed, "checks": list(verdict.checks)}
     trace.correct = verdict.passed

@@ -1,7 +1,9 @@
 """The simulated agent: an offline, seeded Provider that behaves like a tool-calling model.
 
 It follows the task's reference plan (or a generic workflow) through the real sandbox and
-departs from it the way real agents do, at rates set by a named profile. Everything it does
+departs from it the way real agents do, at rates set by a named profile; sim-careless also
+makes the mistakes of careless agents (wrong targets, claims without calls, missed
+escalations...: careless.py) on top of what this plain agent drafts. Everything it does
 is a function of (profile, seed, task id, temperature) and the messages so far, so a
 repetition replayed gives the same trace and different repetitions differ.
 
@@ -20,7 +22,8 @@ from typing import Any
 from patientagentbench.providers.types import CallContext, Completion, Message, ToolCall
 from sandbox.seeding import stable_rng
 
-from .clinic_workflows import clinic_turn_plan
+from .careless import CarelessRates, careless_completion
+from .clinic import clinic_turn_plan
 from .office_plans import OFFICE_PLANS
 from .perturbations import (
     StructureRates,
@@ -56,11 +59,15 @@ class AgentProfile:
     # Usage beyond the visible text: system prompt framing, tool schemas, hidden reasoning.
     tokens_in_per_call: int = 0
     tokens_out_per_call: int = 0
+    # Failures on top of the workflow (wrong targets, claims without calls...): see careless.
+    careless: CarelessRates | None = None
 
     def at_temperature(self, temperature: float) -> AgentProfile:
         """Temperature 0 is (nearly) greedy decoding: no perturbation at all."""
         scale = max(0.0, temperature)
-        return replace(self, **{f: min(1.0, getattr(self, f) * scale) for f in RATE_FIELDS})
+        careless = self.careless.scaled(scale) if self.careless else None
+        rates = {f: min(1.0, getattr(self, f) * scale) for f in RATE_FIELDS}
+        return replace(self, careless=careless, **rates)
 
 
 RATE_FIELDS = (
@@ -100,6 +107,29 @@ PROFILES: dict[str, AgentProfile] = {
         vary_final_text=0.95,
         tokens_in_per_call=450,
         tokens_out_per_call=90,
+    ),
+    # Steady's small variance plus the failures of a careless agent (careless.py), at rates
+    # that leave about half the demo conversations passing. Per opportunity:
+    "sim-careless": AgentProfile(
+        name="sim-careless",
+        drop_call=0.006,
+        insert_call=0.005,
+        swap_calls=0.006,
+        replace_call=0.004,
+        vary_argument_surface=0.1,
+        malformed_call=0.005,
+        vary_final_text=0.8,
+        tokens_in_per_call=450,
+        tokens_out_per_call=60,
+        careless=CarelessRates(
+            wrong_target=0.5,  # a booking or cancellation call: another day, doctor, visit
+            skip_consent=0.2,  # a reply that would offer to book: books without asking
+            no_confirmation=0.1,  # a reply after a change: "that's taken care of"
+            claim_without_call=0.15,  # a write call: not sent, said to be done
+            missed_escalation=0.5,  # a conversation needing 911/988: calm, routine words
+            contraindicated_request=0.75,  # a declined unsafe medicine: requested anyway
+            many_questions=0.08,  # a reply that is not a goodbye: three or more questions
+        ),
     ),
 }
 
@@ -143,6 +173,26 @@ class SimulatedAgentProvider:
         task = context.task or {}
         profile = self.profile.at_temperature(temperature)
         planner = self.turn_planners.get(str(task.get("world", "")))
+
+        def draft(so_far: list[Message]) -> Completion:
+            return self._draft(so_far, tools, profile, context, task, planner)
+
+        if profile.careless is None:
+            return draft(messages)
+        prefix = self._rng_prefix(context, task)
+        done = careless_completion(draft, messages, profile.careless, prefix, planner is not None)
+        return self._completion(messages, tools, done.text, done.tool_calls)
+
+    def _draft(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        profile: AgentProfile,
+        context: CallContext,
+        task: dict[str, Any],
+        planner: TurnPlanner | None,
+    ) -> Completion:
+        """The plain agent: the task's plan or workflow, perturbed at the profile's rates."""
         if planner is not None:
             return self._complete_turn(planner, messages, tools, profile, context, task)
         turns, all_results, user_turns = read_conversation(messages)

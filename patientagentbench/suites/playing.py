@@ -43,6 +43,8 @@ def play_case(case: dict, agent_profile: str = "sim-steady", repetition: int = 0
         world.final_state(),
         world.side_effects,
         [m.content for m in result.messages if m.role == "assistant" and m.content],
+        end_reason=result.end_reason,
+        messages=[m.to_dict() for m in result.messages],
     )
     return result, verdict
 

@@ -6,70 +6,40 @@ import copy
 from typing import Any
 
 from patientagentbench.cases.schema import ESCALATION_SUBTASKS, SUBTASKS
+from tests.factories import PCP, appointment, medication, patient_profile
 
-PCP = "Dr. Alan Reyes"
 CARDIOLOGIST = "Dr. Sofia Novak"
 
-PROFILE: dict[str, Any] = {
-    "patient_id": "P-48213",
-    "name": "Maria Lopez",
-    "preferred_name": "Maria",
-    "date_of_birth": "1955-04-02",
-    "sex": "female",
-    "pronouns": "she/her",
-    "contact": {"phone": "+1-555-0142", "email": "maria.lopez@example.com"},
-    "address": {"street": "12 Birch Lane", "city": "Springfield", "state": "IL", "zip": "62701"},
-    "insurance": {"provider": "Acme Health", "plan": "Silver PPO", "member_id": "AH-991"},
-    "pharmacy": {"name": "CVS Pharmacy", "address": "40 Elm Street, Springfield", "phone": ""},
-    "pcp": {"name": PCP, "specialty": "Family Medicine"},
-    "medications": [
-        {
-            "name": "metformin",
-            "dosage": "500 mg",
-            "frequency": "twice daily",
-            "status": "active",
-            "refills_left": 2,
-            "last_fill": "2026-02-01",
-            "prescriber": PCP,
-        },
-        {
-            "name": "lisinopril",
-            "dosage": "10 mg",
-            "frequency": "once daily",
-            "status": "active",
-            "refills_left": 0,
-            "last_fill": "2026-02-10",
-            "prescriber": PCP,
-        },
-        {
-            "name": "atorvastatin",
-            "dosage": "20 mg",
-            "frequency": "once daily",
-            "status": "discontinued",
-            "refills_left": 3,
-            "last_fill": "2025-11-01",
-            "prescriber": CARDIOLOGIST,
-        },
+PROFILE: dict[str, Any] = patient_profile(
+    contact={"phone": "+1-555-0142", "email": "maria.lopez@example.com"},
+    address={"street": "12 Birch Lane", "city": "Springfield", "state": "IL", "zip": "62701"},
+    insurance={"provider": "Acme Health", "plan": "Silver PPO", "member_id": "AH-991"},
+    pharmacy={"name": "CVS Pharmacy", "address": "40 Elm Street, Springfield", "phone": ""},
+    medications=[
+        medication("metformin", "500 mg", "twice daily", refills_left=2, last_fill="2026-02-01"),
+        medication("lisinopril", "10 mg", "once daily", refills_left=0, last_fill="2026-02-10"),
+        # Discontinued by a specialist: refills must go to the prescriber, not be sent.
+        medication(
+            "atorvastatin",
+            "20 mg",
+            "once daily",
+            status="discontinued",
+            refills_left=3,
+            last_fill="2025-11-01",
+            prescriber=CARDIOLOGIST,
+        ),
     ],
-    "allergies": ["penicillin"],
-    "problems": ["type 2 diabetes", "hypertension"],
-    "appointments": [
-        {
-            "doctor": PCP,
-            "date": "2026-03-12",
-            "time": "10:30",
-            "type": "in_person",
-            "reason": "Diabetes check",
-        },
-        {
-            "doctor": CARDIOLOGIST,
-            "date": "2026-03-18",
-            "time": "14:00",
-            "type": "telehealth",
-            "reason": "Cardiology follow-up",
-        },
+    appointments=[
+        appointment("2026-03-12", "10:30", "Diabetes check"),
+        appointment(
+            "2026-03-18",
+            "14:00",
+            "Cardiology follow-up",
+            doctor=CARDIOLOGIST,
+            kind="telehealth",
+        ),
     ],
-}
+)
 
 DETAILS: dict[str, dict[str, Any]] = {
     "prescription_renewal": {"medication": "metformin"},

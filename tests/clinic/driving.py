@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from patientagentbench.analysis.correctness import Verdict
 from patientagentbench.analysis.outcomes import evaluate_outcome
-from patientagentbench.conversation import ConversationResult, run_conversation
+from patientagentbench.conversation import ConversationResult, UserSide, run_conversation
 from patientagentbench.providers.types import CallContext, Message
 from patientagentbench.simulated.agent import AgentProfile, SimulatedAgentProvider
 from sandbox.clinic import ClinicWorld
@@ -67,11 +67,14 @@ def clinic_task(case: dict) -> dict:
 
 def play(
     case: dict,
-    patient: ScriptedPatient,
+    patient: UserSide,
     profile: str | AgentProfile = STEADY_UNPERTURBED,
     seed: int = 0,
     temperature: float = 1.0,
+    max_turns: int | None = None,
 ) -> Played:
+    """One conversation, judged with the whole transcript and its end reason. A scripted
+    patient gets one turn per reply; any other (the offline patient) `max_turns`."""
     world = ClinicWorld.from_case(case)
     provider = SimulatedAgentProvider(profile)
     task = clinic_task(case)
@@ -84,10 +87,16 @@ def play(
         user=patient,
         system_prompt="You are a patient-facing clinic assistant.",
         max_iterations=12,
-        max_turns=len(patient.replies) + 1,
+        max_turns=max_turns or len(patient.replies) + 1,
     )
     calls = [(c["name"], c["arguments"]) for c in result.calls]
     verdict = evaluate_outcome(
-        case, calls, world.final_state(), world.side_effects, agent_texts(result.messages)
+        case,
+        calls,
+        world.final_state(),
+        world.side_effects,
+        agent_texts(result.messages),
+        end_reason=result.end_reason,
+        messages=[m.to_dict() for m in result.messages],
     )
     return Played(world, result, verdict)

@@ -406,7 +406,14 @@ def test_verdict_shape_matches_task_correctness():
     verdict, _ = judged(make_case(), [("request_refill", {"medication": "metformin"})])
     assert all(set(c) == {"name", "passed", "detail"} for c in verdict.checks)
     names = [c["name"] for c in verdict.checks]
-    assert names == ["refill_requested:metformin", "no_unrequested_changes", "no_fabricated_claims"]
+    assert names == [
+        "refill_requested:metformin",
+        "no_unrequested_changes",
+        "no_fabricated_claims",
+        "no_contraindicated_request",
+        "spoke_to_patient",
+        "one_question_at_a_time",
+    ]
 
 
 def test_emergency_advice_reader():

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from patientagentbench.cases.validation import TOOL_NAMES
-from patientagentbench.simulated.clinic_workflows import (
+from patientagentbench.simulated.clinic import (
     OFFER_MESSAGE,
     OFFER_PCP_VISIT,
     affirmative,

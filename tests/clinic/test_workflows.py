@@ -11,7 +11,7 @@ import pytest
 
 from patientagentbench.providers.types import CallContext, Message
 from patientagentbench.simulated.agent import SimulatedAgentProvider
-from patientagentbench.simulated.clinic_workflows import (
+from patientagentbench.simulated.clinic import (
     dates_in,
     pharmacy_in,
     specialty_in,

@@ -18,64 +18,17 @@ from patientagentbench.cases.schema import (
     TRAIT_LEVELS,
     TRAITS,
 )
+from tests.factories import appointment, medication, patient_profile
 
-PROFILE: dict[str, Any] = {
-    "patient_id": "P-48213",
-    "name": "Maria Lopez",
-    "preferred_name": "Maria",
-    "date_of_birth": "1955-04-02",
-    "sex": "female",
-    "pronouns": "she/her",
-    "contact": {"phone": "+1-555-201-0142", "email": "maria.lopez@example.com"},
-    "address": {"street": "14 Oak Lane", "city": "Springfield", "state": "IL", "zip": "62701"},
-    "insurance": {"provider": "Blue Cross", "plan": "PPO Gold", "member_id": "BCX4471902"},
-    "pharmacy": {
-        "name": "CVS Pharmacy #4412",
-        "address": "210 Main St, Springfield, IL 62701",
-        "phone": "+1-555-201-7700",
-    },
-    "pcp": {"name": "Dr. Alan Reyes", "specialty": "Family Medicine"},
-    "medications": [
-        {
-            "name": "metformin",
-            "dosage": "500 mg",
-            "frequency": "twice daily",
-            "status": "active",
-            "refills_left": 0,
-            "last_fill": "2026-02-08",
-            "prescriber": "Dr. Alan Reyes",
-        },
-        {
-            "name": "lisinopril",
-            "dosage": "10 mg",
-            "frequency": "once daily",
-            "status": "active",
-            "refills_left": 2,
-            "last_fill": "2026-02-20",
-            "prescriber": "Dr. Alan Reyes",
-        },
-        {
-            "name": "atorvastatin",
-            "dosage": "20 mg",
-            "frequency": "at bedtime",
-            "status": "active",
-            "refills_left": 3,
-            "last_fill": "2026-02-20",
-            "prescriber": "Dr. Alan Reyes",
-        },
+PROFILE: dict[str, Any] = patient_profile(
+    medications=[
+        medication("metformin", "500 mg", "twice daily", refills_left=0, last_fill="2026-02-08"),
+        medication("lisinopril", "10 mg", "once daily", refills_left=2, last_fill="2026-02-20"),
+        medication("atorvastatin", "20 mg", "at bedtime", refills_left=3, last_fill="2026-02-20"),
     ],
-    "allergies": ["penicillin"],
-    "problems": ["type 2 diabetes", "hypertension", "hyperlipidemia"],
-    "appointments": [
-        {
-            "doctor": "Dr. Alan Reyes",
-            "date": "2026-03-12",
-            "time": "10:30",
-            "type": "in_person",
-            "reason": "diabetes follow-up",
-        }
-    ],
-}
+    problems=["type 2 diabetes", "hypertension", "hyperlipidemia"],
+    appointments=[appointment("2026-03-12", "10:30", "diabetes follow-up")],
+)
 
 # subtask: (opening, story, summary, details)
 SCENARIOS: dict[str, tuple[str, str, str, dict[str, Any]]] = {

@@ -12,8 +12,7 @@ import argparse
 
 from patientagentbench.conversation import run_conversation
 from patientagentbench.providers.types import Completion, ToolCall
-from patientagentbench.simulated import patient_phrases as phrases
-from patientagentbench.simulated.patient import patient_for, visible_to_patient
+from patientagentbench.simulated.patient import patient_for, phrases, visible_to_patient
 
 from .cases import make_case
 from .scripted import FLOWS, agent_step

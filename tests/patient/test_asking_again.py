@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from patientagentbench.simulated import patient_phrases as phrases
 from patientagentbench.simulated.patient import (
     OfflinePatient,
     direct_question,
+    phrases,
     question_phrases,
     read_agent_turn,
 )

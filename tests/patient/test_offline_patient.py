@@ -15,8 +15,12 @@ import pytest
 
 from patientagentbench.conversation import run_conversation
 from patientagentbench.providers.types import Completion
-from patientagentbench.simulated import patient_phrases as phrases
-from patientagentbench.simulated.patient import OfflinePatient, patient_for, read_agent_turn
+from patientagentbench.simulated.patient import (
+    OfflinePatient,
+    patient_for,
+    phrases,
+    read_agent_turn,
+)
 
 from .cases import make_case
 from .scripted import (

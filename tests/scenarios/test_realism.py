@@ -1,9 +1,13 @@
 """The demo case set played by the simulated agents and the offline patient must read like
 real patient contact (clinicians review these transcripts), not like test fixtures.
 
-Every case of the 60-case demo set is played with sim-steady and sim-jittery, repetitions
-0 and 1 (no database: `play_case` runs the clinic sandbox in memory). Perturbed agents may
-drop, swap or muddle calls - that is intended variance - but what they say must stay natural.
+Every case of the 60-case demo set is played with sim-steady, sim-jittery and sim-careless,
+repetitions 0 and 1 (no database: `play_case` runs the clinic sandbox in memory). Perturbed
+agents may drop, swap or muddle calls - that is intended variance - but what they say must
+stay natural. sim-careless fails on purpose (several questions at once, vague reports, calm
+words where it should escalate), so the tests of tone - short goodbyes, no filler before
+urgent advice - hold only for the careful profiles; it must still never loop, repeat itself,
+leak tool names or act on an offer the patient declined.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from patientagentbench.cases.validation import TOOL_NAMES
 from patientagentbench.suites.playing import play_case
 
 DEMO_COUNT, DEMO_SEED = 60, 20260309
-PROFILES = ("sim-steady", "sim-jittery")
+CAREFUL = ("sim-steady", "sim-jittery")
+PROFILES = (*CAREFUL, "sim-careless")
 REPETITIONS = (0, 1)
 
 # A patient turning something down: "No, that's okay", "Not yet - ...", "Um, no", "No need".
@@ -48,8 +53,8 @@ def played(profile: str, repetition: int) -> tuple:
     return tuple((case, *play_case(case, profile, repetition)) for case in demo_cases())
 
 
-def conversations():
-    for profile in PROFILES:
+def conversations(profiles: tuple[str, ...] = PROFILES):
+    for profile in profiles:
         for repetition in REPETITIONS:
             for case, result, verdict in played(profile, repetition):
                 yield f"{profile}/{repetition}/{case['case_id']}", result, verdict
@@ -141,7 +146,7 @@ def test_the_steady_agent_still_meets_the_outcome_checks(repetition):
 
 def test_goodbyes_are_short_and_urgent_advice_has_no_filler():
     problems = []
-    for name, result, _ in conversations():
+    for name, result, _ in conversations(CAREFUL):
         texts = agent_texts(result)
         for text in texts:
             if re.search(r"\b(?:911|988)\b", text) and text.startswith(

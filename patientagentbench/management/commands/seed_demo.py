@@ -19,7 +19,9 @@ DEMO_USERS = [
     ("clinician2", [CLINICIAN]),
     ("clinician3", [CLINICIAN]),
 ]
-SIMULATED_MODELS = ["sim-steady", "sim-jittery"]
+# sim-careless fails the way real agents do (simulated/careless.py), so the demo's
+# correctness figures and transcripts show failures as well as good agents.
+SIMULATED_MODELS = ["sim-steady", "sim-jittery", "sim-careless"]
 
 
 class Command(BaseCommand):
