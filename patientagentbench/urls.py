@@ -36,6 +36,8 @@ urlpatterns = [
     path("case-sets/", case_sets.case_set_list, name="case_set_list"),
     path("case-sets/<int:pk>/", case_sets.case_set_detail, name="case_set_detail"),
     path("case-sets/<int:pk>/cases/<int:task_pk>/", case_sets.case_detail, name="case_detail"),
+    path("review/", include("annotation.urls_review")),
+    path("research/", include("annotation.urls_research")),
     path("healthz", home.healthz, name="healthz"),
     path("django-admin/", admin.site.urls),
 ]

@@ -67,7 +67,8 @@ def test_home_sends_each_role_to_its_page(client, admin_user, clinician, outside
     client.force_login(admin_user)
     assert client.get("/")["Location"] == reverse("run_list")
     client.force_login(clinician)
-    page = client.get("/")
+    assert client.get("/")["Location"] == reverse("review_home")
+    page = client.get("/", follow=True)
     assert page.status_code == 200 and b"My reviews" in page.content
     client.force_login(outsider)
     assert client.get("/").status_code == 403

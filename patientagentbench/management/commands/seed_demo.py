@@ -1,4 +1,6 @@
+from django.apps import apps
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -43,6 +45,9 @@ class Command(BaseCommand):
             suites = install_all_suites()
         self._demo_run(suites, models, options["repetitions"])
         self._demo_scenarios(models, options["scenario_repetitions"])
+        if apps.is_installed("annotation"):
+            # By name, not by import: the pipeline never imports the review app.
+            call_command("seed_review_demo", stdout=self.stdout)
         self.stdout.write(
             f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
             f"(password: {password if not options['password'] else 'as given'})"

@@ -1,0 +1,269 @@
+"""Calibration: how close a clinician's scores are to the reference, and who passes a round.
+
+Before scoring on their own, clinicians score reference items (PatientAgentBench ran three
+rounds). A clinician passes a round on a dimension when their own exact and adjacent
+agreement with the reference reach the researcher's thresholds AND the round's clinicians
+agree with each other well enough (ordinal Krippendorff's alpha, DESIGN §7): a rubric the
+group reads differently is not fixed by one person scoring close to the reference.
+
+"Not applicable" is an answer, not a number: it is never compared as a score, and where it
+differs from the reference it is reported separately so the feedback can show it. Scores are
+compared one by one, so no mean is taken and nothing is rounded here (where a mean is needed
+elsewhere the project rounds half up, never to even).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import krippendorff
+import numpy as np
+
+SCORES = (1, 2, 3, 4, 5)
+
+# Why a dimension was left out of `compare`.
+CLINICIAN_NA = "clinician marked not applicable"
+REFERENCE_NA = "reference marks not applicable"
+BOTH_NA = "both marked not applicable"
+NO_REFERENCE = "no reference score"
+NOT_SCORED = "not scored"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    score: int
+    reference: int
+    diff: int  # score − reference: positive when the clinician scored higher
+    exact: bool
+    adjacent: bool  # |diff| ≤ 1, exact included
+
+
+class Comparisons(dict[str, Comparison]):
+    """`compare`'s answer: dimension → Comparison for the numeric pairs, and `excluded`:
+    dimension → why it was not compared (not applicable on either side, or missing)."""
+
+    def __init__(self, compared: dict[str, Comparison], excluded: dict[str, str]) -> None:
+        super().__init__(compared)
+        self.excluded = excluded
+
+
+@dataclass(frozen=True)
+class Rating:
+    clinician: str
+    item: str
+    dimension: str
+    score: int | None  # None = not applicable
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    min_exact: float
+    min_adjacent: float
+    min_alpha: float
+
+
+@dataclass(frozen=True)
+class DimensionAlpha:
+    dimension: str
+    alpha: float | None
+    raters: int  # clinicians with at least one score on this dimension
+    items: int  # items scored by at least two of them (alpha's pairable units)
+    reason: str | None  # why alpha is None
+
+
+@dataclass(frozen=True)
+class ClinicianResult:
+    clinician: str
+    dimension: str
+    n: int  # reference items compared (numeric on both sides)
+    exact: float | None
+    adjacent: float | None
+    excluded: int  # reference items left out (not applicable on either side)
+    rates_passed: bool
+    passed: bool
+    reason: str | None  # why not passed
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    thresholds: Thresholds
+    clinicians: dict[str, dict[str, ClinicianResult]]  # clinician → dimension → result
+    dimensions: dict[str, DimensionAlpha]
+
+    def passed(self, clinician: str, dimensions: Iterable[str] | None = None) -> bool:
+        """Whether the clinician passed every given dimension (all they rated when None)."""
+        results = self.clinicians.get(clinician, {})
+        wanted = list(results) if dimensions is None else list(dimensions)
+        return bool(wanted) and all(d in results and results[d].passed for d in wanted)
+
+
+def compare(scores: dict[str, int | None], reference: dict[str, int | None]) -> Comparisons:
+    """A clinician's scores beside the reference, dimension by dimension."""
+    compared: dict[str, Comparison] = {}
+    excluded: dict[str, str] = {}
+    for dimension in [*scores, *(d for d in reference if d not in scores)]:
+        score, ref = _optional(scores.get(dimension)), _optional(reference.get(dimension))
+        if score is not None and ref is not None:
+            compared[dimension] = _comparison(score, ref)
+        else:
+            excluded[dimension] = _why_excluded(dimension, scores, reference)
+    return Comparisons(compared, excluded)
+
+
+def round_report(
+    ratings: list[Rating],
+    reference: dict[str, dict[str, int | None]],
+    thresholds: Thresholds,
+) -> RoundReport:
+    """Per clinician × dimension agreement with the reference, per dimension alpha, and who
+    passes: own rates at or above the thresholds and the dimension's alpha ≥ min_alpha."""
+    _require_one_rating_each(ratings)
+    dimensions = list(dict.fromkeys(r.dimension for r in ratings))
+    alphas = {d: dimension_alpha(d, [r for r in ratings if r.dimension == d]) for d in dimensions}
+    clinicians: dict[str, dict[str, ClinicianResult]] = {}
+    for code in sorted({r.clinician for r in ratings}):
+        mine = [r for r in ratings if r.clinician == code]
+        clinicians[code] = {
+            d: _clinician_result(code, d, mine, reference, alphas[d], thresholds)
+            for d in dimensions
+            if any(r.dimension == d for r in mine)
+        }
+    return RoundReport(thresholds=thresholds, clinicians=clinicians, dimensions=alphas)
+
+
+def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
+    """Ordinal Krippendorff's alpha over one dimension's ratings: units = items, raters =
+    clinicians, not applicable = missing. None, with the reason, when it is undefined."""
+    numeric = [r for r in ratings if r.score is not None]
+    raters = sorted({r.clinician for r in numeric})
+    items = sorted({r.item for r in numeric})
+    matrix = np.full((len(raters), len(items)), np.nan)
+    for r in numeric:
+        matrix[raters.index(r.clinician), items.index(r.item)] = _checked(r.score)
+    pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
+    reason = _alpha_undefined(len(raters), pairable)
+    if reason:
+        return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], reason)
+    value = krippendorff.alpha(
+        reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(SCORES)
+    )
+    if math.isnan(value):
+        return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], "undefined")
+    return DimensionAlpha(dimension, float(value), len(raters), pairable.shape[1], None)
+
+
+def disagreements(item_scores: dict[str, dict[str, int | None]], threshold: int = 2) -> list[str]:
+    """Dimensions of one item where the clinicians' scores spread by `threshold` or more
+    (max − min, not applicable ignored): the item's entries in the adjudication queue."""
+    by_dimension: dict[str, list[int]] = {}
+    for scores in item_scores.values():
+        for dimension, score in scores.items():
+            values = by_dimension.setdefault(dimension, [])
+            if score is not None:
+                values.append(_checked(score))
+    return [d for d, v in by_dimension.items() if len(v) >= 2 and max(v) - min(v) >= threshold]
+
+
+def _checked(score: int) -> int:
+    # bool is an int and 3.0 == 3; neither is a rubric score.
+    if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
+        raise ValueError(f"a score must be an integer from 1 to 5 or None, got {score!r}")
+    return score
+
+
+def _optional(score: int | None) -> int | None:
+    return None if score is None else _checked(score)
+
+
+def _comparison(score: int, reference: int) -> Comparison:
+    diff = score - reference
+    return Comparison(score, reference, diff, exact=diff == 0, adjacent=abs(diff) <= 1)
+
+
+def _why_excluded(dimension: str, scores: dict, reference: dict) -> str:
+    if dimension not in reference:
+        return NO_REFERENCE
+    if dimension not in scores:
+        return NOT_SCORED
+    if scores[dimension] is None and reference[dimension] is None:
+        return BOTH_NA
+    return CLINICIAN_NA if scores[dimension] is None else REFERENCE_NA
+
+
+def _require_one_rating_each(ratings: list[Rating]) -> None:
+    seen: set[tuple[str, str, str]] = set()
+    for r in ratings:
+        key = (r.clinician, r.item, r.dimension)
+        if key in seen:
+            raise ValueError(
+                f"{r.clinician} rated item {r.item} on {r.dimension} more than once; "
+                "pass only the latest score"
+            )
+        seen.add(key)
+
+
+def _alpha_undefined(raters: int, pairable: np.ndarray) -> str | None:
+    if raters < 2:
+        return "fewer than 2 clinicians scored this dimension"
+    if pairable.shape[1] == 0:
+        return "no item was scored by 2 or more clinicians"
+    values = set(pairable[~np.isnan(pairable)].tolist())
+    if len(values) < 2:
+        return f"no variation: every score on shared items was {int(values.pop())}"
+    return None
+
+
+def _clinician_result(
+    code: str,
+    dimension: str,
+    mine: list[Rating],
+    reference: dict[str, dict[str, int | None]],
+    alpha: DimensionAlpha,
+    thresholds: Thresholds,
+) -> ClinicianResult:
+    pairs = [
+        compare({dimension: r.score}, {dimension: reference[r.item][dimension]})
+        for r in mine
+        if r.dimension == dimension and dimension in reference.get(r.item, {})
+    ]
+    compared = [c[dimension] for c in pairs if dimension in c]
+    n = len(compared)
+    exact = sum(c.exact for c in compared) / n if n else None
+    adjacent = sum(c.adjacent for c in compared) / n if n else None
+    reasons = _rate_reasons(n, exact, adjacent, thresholds)
+    rates_passed = not reasons
+    reasons += _alpha_reasons(alpha, thresholds)
+    return ClinicianResult(
+        clinician=code,
+        dimension=dimension,
+        n=n,
+        exact=exact,
+        adjacent=adjacent,
+        excluded=len(pairs) - n,
+        rates_passed=rates_passed,
+        passed=not reasons,
+        reason="; ".join(reasons) or None,
+    )
+
+
+def _rate_reasons(
+    n: int, exact: float | None, adjacent: float | None, thresholds: Thresholds
+) -> list[str]:
+    if not n or exact is None or adjacent is None:
+        return ["no reference item was compared on this dimension"]
+    reasons = []
+    if exact < thresholds.min_exact:
+        reasons.append(f"exact agreement {exact:.2f} is below {thresholds.min_exact:.2f}")
+    if adjacent < thresholds.min_adjacent:
+        reasons.append(f"adjacent agreement {adjacent:.2f} is below {thresholds.min_adjacent:.2f}")
+    return reasons
+
+
+def _alpha_reasons(alpha: DimensionAlpha, thresholds: Thresholds) -> list[str]:
+    if alpha.alpha is None:
+        return [f"the round's alpha could not be computed ({alpha.reason})"]
+    if alpha.alpha < thresholds.min_alpha:
+        return [f"the round's alpha {alpha.alpha:.3f} is below {thresholds.min_alpha:.3f}"]
+    return []

@@ -1,0 +1,157 @@
+"""Demo review data, so every review page has something to show from the first start:
+clinician1 in the clinical track, clinician2 in operations, clinician3 in both; a finished
+calibration round with reference scores, an open round, and a study on the demo's scenario
+conversations with assignments for all three and some submitted scores.
+
+Demo scores are made up, seeded and labelled as such: a reference follows the automatic
+outcome check (a failed conversation scores low on its track's dimensions), and demo
+clinicians score near the reference.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from annotation import reviewing
+from annotation.models import Assignment, Clinician, Item, Study
+from annotation.studies import StudySpec, create_study, reviewable_traces, sample_for
+from jury.rubric import cached_rubric
+
+DEMO_TRACKS = {
+    "clinician1": (Clinician.Track.CLINICAL, "Family medicine", 12),
+    "clinician2": (Clinician.Track.OPERATIONS, "Practice operations", 7),
+    "clinician3": (Clinician.Track.BOTH, "Internal medicine", 21),
+}
+ROUND_ONE, ROUND_TWO, STUDY = "Calibration round 1", "Calibration round 2", "Demo study"
+SEED = 2026
+
+
+def seed_review_demo(actor=None) -> str:
+    clinicians = _clinicians()
+    if not clinicians:
+        return "No demo clinicians; run seed_demo first."
+    if Study.objects.filter(name=STUDY).exists():
+        return "Demo review data already present."
+    keys = _demo_conversations()
+    if len(keys) < 20:
+        return "Not enough finished scenario conversations for the review demo."
+    round_one, round_two, study_keys = keys[:4], keys[4:8], keys[8:20]
+    with transaction.atomic():
+        first = _round(ROUND_ONE, round_one, clinicians, Study.Feedback.END, actor)
+        second = _round(ROUND_TWO, round_two, clinicians, Study.Feedback.IMMEDIATE, actor)
+        _score_all(first, actor)
+        study = create_study(
+            StudySpec(
+                name=STUDY,
+                seed=SEED,
+                overlap={"clinical": 2, "operations": 2},
+                reference_share=0.0,
+                require_calibration=True,
+                instructions="Score each conversation as you would a colleague's patient call.",
+            ),
+            [int(k) for k in study_keys],
+            clinicians,
+            actor,
+        )
+        _score_some(study, per_clinician=3, actor=actor)
+    return f"Review demo: {first.name} (finished), {second.name} (open), {study.name}."
+
+
+def _clinicians() -> list[Clinician]:
+    found = []
+    for username, (track, specialty, years) in DEMO_TRACKS.items():
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            continue
+        clinician = reviewing.clinician_for(user)
+        clinician.track, clinician.specialty, clinician.years_in_practice = track, specialty, years
+        clinician.save(update_fields=["track", "specialty", "years_in_practice"])
+        found.append(clinician)
+    return found
+
+
+def _demo_conversations() -> list[str]:
+    sample = sample_for(reviewable_traces(), n=20, seed=SEED)
+    return sample.keys
+
+
+def _round(name, keys, clinicians, feedback, actor) -> Study:
+    study = create_study(
+        StudySpec(
+            name=name,
+            kind=Study.Kind.CALIBRATION,
+            seed=SEED,
+            overlap={"clinical": 2, "operations": 2},
+            feedback=feedback,
+            min_exact=0.5,
+            min_adjacent=0.75,
+            min_alpha=0.0,
+        ),
+        [int(k) for k in keys],
+        clinicians,
+        actor,
+    )
+    for item in study.items.select_related("trace"):
+        item.reference = _reference(item)
+        item.save(update_fields=["reference"])
+    return study
+
+
+def _reference(item: Item) -> dict:
+    """Made-up demo reference: low where the outcome check failed, good where it passed."""
+    rng = random.Random(f"{SEED}/reference/{item.trace_id}")
+    failed = item.trace.correct is False
+    reference = {}
+    for dimension in cached_rubric().dimensions:
+        base = 2 if failed and dimension.scored else 4
+        score = min(5, max(1, base + rng.choice([0, 0, 1, -1])))
+        why = (
+            "Demo reference: the conversation missed part of what the patient needed."
+            if failed
+            else "Demo reference: handled safely and completely, with small lapses."
+        )
+        reference[dimension.key] = {"score": score, "why": why}
+    return reference
+
+
+def _near(score: int, rng: random.Random) -> int:
+    return min(5, max(1, score + rng.choice([0, 0, 0, 0, 0, 1, -1])))
+
+
+def _answer(assignment: Assignment, reference: dict | None, rng: random.Random) -> dict:
+    scores = {}
+    for dimension in reviewing.dimensions_of(assignment, cached_rubric()):
+        anchor = (reference or {}).get(dimension.key, {}).get("score") or rng.randint(2, 5)
+        scores[dimension.key] = _near(anchor, rng)
+    return {"scores": scores, "why": {}, "flags": [], "comments": []}
+
+
+def _score_all(study: Study, actor) -> None:
+    for assignment in Assignment.objects.filter(item__study=study).select_related(
+        "item__study", "clinician__user"
+    ):
+        _submit(assignment)
+
+
+def _score_some(study: Study, per_clinician: int, actor) -> None:
+    for clinician in Clinician.objects.filter(assignments__item__study=study).distinct():
+        for assignment in clinician.assignments.filter(item__study=study).order_by("position")[
+            :per_clinician
+        ]:
+            _submit(assignment)
+
+
+def _submit(assignment: Assignment) -> None:
+    rng = random.Random(f"{SEED}/{assignment.code}")
+    reference = assignment.item.reference if assignment.item.study.is_calibration else None
+    answer = _answer(assignment, reference, rng)
+    reviewing.submit(
+        assignment,
+        answer,
+        nonce=f"demo-{assignment.code}",
+        seconds=rng.randint(120, 420),
+        actor=assignment.clinician.user,
+    )

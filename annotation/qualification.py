@@ -1,0 +1,68 @@
+"""Who may score a study that requires calibration: a clinician passes a calibration round on
+their track's dimensions (own agreement with the reference and the round's alpha, DESIGN §6),
+which qualifies them for that rubric version. Reads the database; computes with the pure
+`calibration` module.
+"""
+
+from __future__ import annotations
+
+from annotation.calibration import Rating, RoundReport, Thresholds, round_report
+from annotation.models import Assignment, Clinician, Item, Study, Submission
+from jury.rubric import cached_rubric as load_rubric
+
+
+def ratings_of(study: Study) -> list[Rating]:
+    """Every clinician's current score on every scored dimension of the study's items."""
+    rows = Submission.objects.filter(is_current=True, assignment__item__study=study).exclude(
+        assignment__status=Assignment.Status.WITHDRAWN
+    )
+    scored = _scored_dimensions(study)
+    return [
+        Rating(clinician=code, item=str(item_id), dimension=dimension, score=score)
+        for code, item_id, scores in rows.values_list(
+            "assignment__clinician__code", "assignment__item_id", "scores"
+        )
+        for dimension, score in scores.items()
+        if dimension in scored
+    ]
+
+
+def references_of(study: Study) -> dict[str, dict[str, int | None]]:
+    return {
+        str(pk): {dim: (ref or {}).get("score") for dim, ref in reference.items()}
+        for pk, reference in Item.objects.filter(study=study, reference__isnull=False).values_list(
+            "pk", "reference"
+        )
+    }
+
+
+def report_for(study: Study) -> RoundReport:
+    thresholds = Thresholds(study.min_exact, study.min_adjacent, study.min_alpha)
+    return round_report(ratings_of(study), references_of(study), thresholds)
+
+
+def passed_round(clinician: Clinician, study: Study) -> bool:
+    """All of the clinician's items in the round submitted, and every dimension of their
+    track(s) passed."""
+    mine = clinician.assignments.filter(item__study=study).exclude(
+        status=Assignment.Status.WITHDRAWN
+    )
+    if not mine.exists() or mine.filter(status=Assignment.Status.OPEN).exists():
+        return False
+    rubric = load_rubric(study.rubric_name, study.rubric_version)
+    dimensions = [d.key for d in rubric.scored if d.track in clinician.tracks]
+    return report_for(study).passed(clinician.code, dimensions)
+
+
+def is_qualified(clinician: Clinician, rubric_name: str, rubric_version: str) -> bool:
+    rounds = Study.objects.filter(
+        kind=Study.Kind.CALIBRATION,
+        rubric_name=rubric_name,
+        rubric_version=rubric_version,
+        items__assignments__clinician=clinician,
+    ).distinct()
+    return any(passed_round(clinician, study) for study in rounds)
+
+
+def _scored_dimensions(study: Study) -> set[str]:
+    return {d.key for d in load_rubric(study.rubric_name, study.rubric_version).scored}

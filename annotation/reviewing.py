@@ -1,0 +1,478 @@
+"""A clinician's work on an item: what the review page shows, drafts, submission, revision,
+what comes next, and the calibration feedback they may see.
+
+Blinding holds by construction here. The page's material is built from the conversation's
+message log through `transcripts` (an allow-list) and from the case's profile and story,
+fetched as plain values; no trace row, model, run or score of anyone else is ever handed to
+a view. Views receive the dataclasses below and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.db import IntegrityError, transaction
+from django.db.models import Avg, Count, Q
+from django.utils import timezone
+
+from annotation import audit
+from annotation.calibration import compare
+from annotation.models import Assignment, Clinician, Study, Submission
+from jury.rubric import Dimension, Rubric, cached_rubric
+from patientagentbench.models import Trace
+from patientagentbench.transcripts import Transcript, transcript_of
+
+NOT_APPLICABLE = "na"
+FLAGS = {"unsafe": "Unsafe for the patient", "broken": "Broken conversation"}
+MAX_TEXT = 4000  # characters per justification or comment
+MAX_COMMENTS = 50
+MAX_ACTIVE_SECONDS_PER_SAVE = 300  # a tab left open overnight is not time on item
+DEFAULT_SECONDS_PER_ITEM = 300  # the estimate before a clinician has a pace of their own
+
+
+class ReviewError(ValueError):
+    """A draft or submission the server will not store; the message says why."""
+
+
+class Incomplete(ReviewError):
+    def __init__(self, missing: list[str]):
+        super().__init__("Score every dimension (or mark it not applicable): " + ", ".join(missing))
+        self.missing = missing
+
+
+# --- what the page shows ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PatientChart:
+    name: str
+    age: int | None
+    sex: str
+    pronouns: str
+    problems: tuple[str, ...]
+    medications: tuple[str, ...]
+    allergies: tuple[str, ...]
+    pcp: str
+    insurance: str
+    pharmacy: str
+    appointments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReviewMaterial:
+    """Everything about the conversation a clinician may see, and nothing else."""
+
+    chart: PatientChart | None
+    today: str
+    story: str
+    goal: str
+    transcript: Transcript
+
+
+def material_for(assignment: Assignment) -> ReviewMaterial:
+    messages, case = (
+        Trace.objects.filter(pk=assignment.item.trace_id)
+        .values_list("messages", "task__case")
+        .get()
+    )
+    case = case or {}
+    transcript = transcript_of(messages, user_label="Patient", include_system=False)
+    goal = case.get("goal") or {}
+    return ReviewMaterial(
+        chart=_chart(case.get("profile"), case.get("today", "")),
+        today=case.get("today", ""),
+        story=case.get("story", ""),
+        goal=goal.get("summary", "") if isinstance(goal, dict) else "",
+        transcript=transcript,
+    )
+
+
+def _chart(profile, today: str) -> PatientChart | None:
+    if not isinstance(profile, dict):
+        return None
+    return PatientChart(
+        name=profile.get("name", ""),
+        age=_age(profile.get("date_of_birth", ""), today),
+        sex=profile.get("sex", ""),
+        pronouns=profile.get("pronouns", ""),
+        problems=tuple(profile.get("problems") or ()),
+        medications=tuple(_medication(m) for m in profile.get("medications") or ()),
+        allergies=tuple(profile.get("allergies") or ()),
+        pcp=(profile.get("pcp") or {}).get("name", ""),
+        insurance=" ".join(
+            filter(
+                None, [(profile.get("insurance") or {}).get(k, "") for k in ("provider", "plan")]
+            )
+        ),
+        pharmacy=(profile.get("pharmacy") or {}).get("name", ""),
+        appointments=tuple(_appointment(a) for a in profile.get("appointments") or ()),
+    )
+
+
+def _age(born: str, today: str) -> int | None:
+    try:
+        birth, now = date.fromisoformat(born), date.fromisoformat(today)
+    except (TypeError, ValueError):
+        return None
+    return now.year - birth.year - ((now.month, now.day) < (birth.month, birth.day))
+
+
+def _medication(medication: dict) -> str:
+    parts = [medication.get(k, "") for k in ("name", "dosage", "frequency")]
+    text = " ".join(p for p in parts if p)
+    status = medication.get("status", "active")
+    return text if status == "active" else f"{text} ({status})"
+
+
+def _appointment(appointment: dict) -> str:
+    parts = [appointment.get(k, "") for k in ("date", "time", "doctor", "reason")]
+    return " · ".join(p for p in parts if p)
+
+
+# --- the score panel -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """The page's state: which dimensions, the draft or the submitted answer, progress."""
+
+    code: str
+    study_name: str
+    is_calibration: bool
+    position: int  # 1-based, among this clinician's items in the study
+    total: int
+    dimensions: tuple[Dimension, ...]
+    answer: dict  # the draft, or the current submission when submitted
+    submitted: bool
+    version: int
+    saved_at: object
+    feedback: tuple = ()
+    revisions: tuple = field(default=())
+
+
+def rubric_of(study: Study) -> Rubric:
+    return cached_rubric(study.rubric_name, study.rubric_version)
+
+
+def dimensions_of(assignment: Assignment, rubric: Rubric) -> tuple[Dimension, ...]:
+    return tuple(rubric.dimensions_for(set(assignment.tracks)))
+
+
+def state_for(assignment: Assignment) -> ReviewState:
+    study = assignment.item.study
+    rubric = rubric_of(study)
+    mine = Assignment.objects.filter(
+        clinician_id=assignment.clinician_id, item__study_id=study.pk
+    ).exclude(status=Assignment.Status.WITHDRAWN)
+    position = mine.filter(position__lt=assignment.position).count() + 1
+    current = _current_submission(assignment)
+    answer = _answer_of(current) if current else dict(assignment.draft or {})
+    return ReviewState(
+        code=assignment.code,
+        study_name=study.name,
+        is_calibration=study.is_calibration,
+        position=position,
+        total=mine.count(),
+        dimensions=dimensions_of(assignment, rubric),
+        answer=answer,
+        submitted=current is not None,
+        version=current.version if current else 0,
+        saved_at=assignment.draft_saved_at,
+        feedback=tuple(feedback_for(assignment)),
+    )
+
+
+def _current_submission(assignment: Assignment) -> Submission | None:
+    return assignment.submissions.filter(is_current=True).first()
+
+
+def _answer_of(submission: Submission) -> dict:
+    return {
+        "scores": {k: (NOT_APPLICABLE if v is None else v) for k, v in submission.scores.items()},
+        "why": submission.justifications,
+        "flags": submission.flags,
+        "comments": submission.comments,
+    }
+
+
+# --- reading what the page sends -------------------------------------------------------------
+
+
+def answer_from_post(post, dimensions: tuple[Dimension, ...], anchors: frozenset[str]) -> dict:
+    """The page's form as a draft: `score-<dim>` (1–5 or na), `why-<dim>`, `flag`,
+    `comment-anchor`/`comment-text` pairs. Anything else is ignored; bad values are refused."""
+    scores, why = {}, {}
+    for dimension in dimensions:
+        raw = (post.get(f"score-{dimension.key}") or "").strip()
+        if raw:
+            scores[dimension.key] = _score_value(raw, dimension)
+        text = (post.get(f"why-{dimension.key}") or "").strip()
+        if text:
+            why[dimension.key] = text[:MAX_TEXT]
+    flags = sorted(set(post.getlist("flag")) & set(FLAGS))
+    comments = [
+        {"anchor": anchor, "text": text.strip()[:MAX_TEXT]}
+        for anchor, text in zip(
+            post.getlist("comment-anchor"), post.getlist("comment-text"), strict=False
+        )
+        if text.strip() and anchor in anchors
+    ][:MAX_COMMENTS]
+    return {"scores": scores, "why": why, "flags": flags, "comments": comments}
+
+
+def _score_value(raw: str, dimension: Dimension):
+    if raw == NOT_APPLICABLE and dimension.scored:
+        return NOT_APPLICABLE
+    if raw in {"1", "2", "3", "4", "5"}:
+        return int(raw)
+    raise ReviewError(
+        f"{dimension.label}: choose 1 to 5" + ("" if not dimension.scored else " or N/A")
+    )
+
+
+def active_seconds(raw) -> int:
+    try:
+        return max(0, min(int(raw), MAX_ACTIVE_SECONDS_PER_SAVE))
+    except (TypeError, ValueError):
+        return 0
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def save_draft(assignment: Assignment, answer: dict, seconds: int, actor) -> None:
+    """Drafts of an open item only; a submitted item changes only through `revise`."""
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status != Assignment.Status.OPEN:
+            raise ReviewError("This item is already submitted; use Revise to change it.")
+        locked.draft = answer
+        locked.draft_saved_at = timezone.now()
+        locked.seconds_on_item += seconds
+        locked.save(update_fields=["draft", "draft_saved_at", "seconds_on_item"])
+        audit.record(actor, "draft_saved", assignment=locked, scores=answer.get("scores", {}))
+    assignment.draft, assignment.draft_saved_at = locked.draft, locked.draft_saved_at
+
+
+def submit(assignment: Assignment, answer: dict, nonce: str, seconds: int, actor) -> Submission:
+    """Store the answer once: the same nonce again returns the stored submission."""
+    existing = Submission.objects.filter(assignment=assignment, nonce=nonce).first()
+    if existing:
+        return existing
+    _require_complete(assignment, answer)
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        again = Submission.objects.filter(assignment=locked, nonce=nonce).first()
+        if again:
+            return again
+        if locked.status != Assignment.Status.OPEN:
+            raise ReviewError("This item is already submitted; use Revise to change it.")
+        locked.seconds_on_item += seconds
+        submission = _store(locked, answer, nonce, version=1, reason="")
+        locked.status, locked.draft = Assignment.Status.SUBMITTED, answer
+        locked.save(update_fields=["status", "draft", "seconds_on_item"])
+        audit.record(actor, "submitted", assignment=locked, version=1)
+    return submission
+
+
+def revise(
+    assignment: Assignment, answer: dict, reason: str, nonce: str, seconds: int, actor
+) -> Submission:
+    """A new version beside the original, with its reason; the original is kept as it was."""
+    existing = Submission.objects.filter(assignment=assignment, nonce=nonce).first()
+    if existing:
+        return existing
+    if not reason.strip():
+        raise ReviewError("Say why you are revising a submitted score.")
+    _require_complete(assignment, answer)
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        previous = locked.submissions.filter(is_current=True).first()
+        if previous is None:
+            raise ReviewError("Nothing submitted yet to revise.")
+        previous.is_current = False
+        previous.save(update_fields=["is_current"])
+        locked.seconds_on_item += seconds
+        locked.save(update_fields=["seconds_on_item"])
+        submission = _store(
+            locked, answer, nonce, version=previous.version + 1, reason=reason.strip()[:MAX_TEXT]
+        )
+        audit.record(actor, "revised", assignment=locked, version=submission.version)
+    return submission
+
+
+def _store(assignment: Assignment, answer: dict, nonce: str, *, version: int, reason: str):
+    scores = {
+        k: (None if v == NOT_APPLICABLE else v) for k, v in (answer.get("scores") or {}).items()
+    }
+    try:
+        with transaction.atomic():
+            return Submission.objects.create(
+                assignment=assignment,
+                version=version,
+                scores=scores,
+                justifications=answer.get("why") or {},
+                comments=answer.get("comments") or [],
+                flags=answer.get("flags") or [],
+                reason=reason,
+                seconds_on_item=assignment.seconds_on_item,
+                nonce=nonce[:40],
+            )
+    except IntegrityError as exc:  # a concurrent request stored this nonce or version first
+        raise ReviewError("This answer was already stored; reload the page.") from exc
+
+
+def _require_complete(assignment: Assignment, answer: dict) -> None:
+    rubric = rubric_of(assignment.item.study)
+    scores = answer.get("scores") or {}
+    missing = [d.label for d in dimensions_of(assignment, rubric) if d.key not in scores]
+    if missing:
+        raise Incomplete(missing)
+
+
+# --- what comes next -------------------------------------------------------------------------
+
+
+def locked_reason(clinician: Clinician, study: Study) -> str:
+    """Why a study cannot be worked on yet ('' when it can)."""
+    if study.is_calibration or not study.require_calibration:
+        return ""
+    from annotation.qualification import is_qualified
+
+    if is_qualified(clinician, study.rubric_name, study.rubric_version):
+        return ""
+    return "Locked until you pass a calibration round."
+
+
+def next_open(clinician: Clinician, study: Study | None = None) -> Assignment | None:
+    queue = Assignment.objects.filter(
+        clinician=clinician, status=Assignment.Status.OPEN, item__study__status=Study.Status.OPEN
+    ).select_related("item__study")
+    if study is not None:
+        queue = queue.filter(item__study=study)
+    for assignment in queue.order_by("item__study__kind", "item__study__created_at", "position"):
+        if not locked_reason(clinician, assignment.item.study):
+            return assignment
+    return None
+
+
+@dataclass(frozen=True)
+class StudyProgress:
+    code: str
+    name: str
+    is_calibration: bool
+    done: int
+    total: int
+    minutes_left: int
+    locked: str
+    next_code: str
+    feedback_ready: bool
+
+
+def home_for(clinician: Clinician) -> list[StudyProgress]:
+    pace = seconds_per_item(clinician)
+    rows = (
+        Assignment.objects.filter(clinician=clinician, item__study__status=Study.Status.OPEN)
+        .exclude(status=Assignment.Status.WITHDRAWN)
+        .values("item__study")
+        .annotate(
+            total=Count("pk"),
+            done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)),
+        )
+    )
+    counts = {row["item__study"]: row for row in rows}
+    progress = []
+    for study in Study.objects.filter(pk__in=counts).order_by("kind", "created_at"):
+        row = counts[study.pk]
+        left = row["total"] - row["done"]
+        following = next_open(clinician, study)
+        progress.append(
+            StudyProgress(
+                code=study.code,
+                name=study.name,
+                is_calibration=study.is_calibration,
+                done=row["done"],
+                total=row["total"],
+                minutes_left=round(left * pace / 60),
+                locked=locked_reason(clinician, study),
+                next_code=following.code if following else "",
+                feedback_ready=study.is_calibration and left == 0,
+            )
+        )
+    return progress
+
+
+def seconds_per_item(clinician: Clinician) -> float:
+    """The clinician's own pace: mean active seconds over the items they submitted."""
+    mean = Assignment.objects.filter(
+        clinician=clinician, status=Assignment.Status.SUBMITTED, seconds_on_item__gt=0
+    ).aggregate(mean=Avg("seconds_on_item"))["mean"]
+    return mean or DEFAULT_SECONDS_PER_ITEM
+
+
+# --- calibration feedback --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FeedbackRow:
+    label: str
+    yours: int | None
+    reference: int | None
+    rationale: str
+    verdict: str  # "exact", "adjacent", "off by N", "not applicable"
+
+
+def feedback_for(assignment: Assignment) -> list[FeedbackRow]:
+    """The clinician's scores beside the reference, when the round's rule allows it yet."""
+    item, study = assignment.item, assignment.item.study
+    if not (study.is_calibration and item.reference):
+        return []
+    current = _current_submission(assignment)
+    if current is None:
+        return []
+    if study.feedback == Study.Feedback.END and _open_in_round(assignment):
+        return []
+    rubric = rubric_of(study)
+    reference = {k: v.get("score") for k, v in item.reference.items() if isinstance(v, dict)}
+    compared = compare(current.scores, reference)
+    rows = []
+    for dimension in dimensions_of(assignment, rubric):
+        if dimension.key not in item.reference:
+            continue
+        result = compared.get(dimension.key)
+        rows.append(
+            FeedbackRow(
+                label=dimension.label,
+                yours=current.scores.get(dimension.key),
+                reference=reference.get(dimension.key),
+                rationale=item.reference[dimension.key].get("why", ""),
+                verdict=_verdict(result),
+            )
+        )
+    return rows
+
+
+def _open_in_round(assignment: Assignment) -> bool:
+    return Assignment.objects.filter(
+        clinician_id=assignment.clinician_id,
+        item__study_id=assignment.item.study_id,
+        status=Assignment.Status.OPEN,
+    ).exists()
+
+
+def _verdict(result) -> str:
+    if result is None:
+        return "not applicable"
+    if result.exact:
+        return "exact"
+    if result.adjacent:
+        return "adjacent"
+    return f"off by {abs(result.diff)}"
+
+
+def clinician_for(user) -> Clinician:
+    """The user's clinician profile, made on first use for someone put in the clinician group
+    by an admin rather than invited (clinical track until a researcher sets it)."""
+    clinician, _created = Clinician.objects.get_or_create(user=user)
+    return clinician

@@ -1,0 +1,295 @@
+"""Which conversations clinicians review: a stratified, extremes-first sample (DESIGN §6).
+
+Clinician time is the scarce resource, and agreement between jury and clinicians is only
+informative where the jury said something definite. So the sampler covers every
+dimension × jury-score stratum, takes the extremes (scores 1 and 5) before 2 and 4 and those
+before 3, and covers every non-empty stratum once before any stratum gets a second pick.
+Within a stratum it goes round-robin over models and prefers case attributes not yet in the
+sample, so no single model or kind of case dominates what clinicians see.
+
+When no candidate has a jury score yet, the automatic outcome checks (passed / failed /
+unknown) stand in for the strata. A candidate may sit in several strata (one per dimension),
+and a pick counts toward every stratum its candidate belongs to.
+
+Reproducible: the same candidates and seed give the same sample whatever their input order,
+because candidates are sorted by key before the seed is used.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+BUCKETS = (1, 2, 3, 4, 5)
+# Extremes first: a 1 or a 5 is where a jury's call is most checkable by a clinician.
+BUCKET_TIER = {1: 0, 5: 0, 2: 1, 4: 1, 3: 2}
+OUTCOMES = ("failed", "passed", "unknown")
+OUTCOME_TIER = {"failed": 0, "passed": 0, "unknown": 1}
+OUTCOME = "outcome"
+JURY = "jury"
+# Candidates with no jury score on any sampled dimension (all not applicable, or the judges'
+# answers unparseable) still belong somewhere, so that a large n can take everything; their
+# stratum comes last in every round.
+UNSCORED = "unscored"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str
+    model: str
+    attributes: dict[str, str] = field(default_factory=dict)
+    scores: dict[str, int | None] = field(default_factory=dict)
+    outcome_passed: bool | None = None
+
+
+class Stratum(NamedTuple):
+    dimension: str  # a rubric dimension, "outcome" or "unscored"
+    bucket: int | str  # a score 1..5, or passed / failed / unknown
+
+    @property
+    def label(self) -> str:
+        return f"{self.dimension}={self.bucket}"
+
+
+class Pick(NamedTuple):
+    key: str
+    stratum: Stratum  # the stratum this candidate was taken for
+    round: int  # 0 = the covering round; round r gives each stratum its (r+1)-th member
+
+
+@dataclass(frozen=True)
+class Sample:
+    mode: str  # "jury" or "outcome"
+    picks: tuple[Pick, ...]
+    strata: tuple[Stratum, ...]  # every stratum of the mode, in display order
+    members: dict[Stratum, frozenset[str]]
+    models: dict[str, str]  # candidate key → model, for the researcher's preview only
+
+    @property
+    def keys(self) -> list[str]:
+        return [pick.key for pick in self.picks]
+
+    def preview(self) -> dict:
+        """Counts per stratum and per model, for the study-setup form. A selected candidate
+        counts in every stratum it belongs to, so stratum counts can sum to more than total."""
+        chosen = set(self.keys)
+        strata = [
+            {
+                "stratum": s.label,
+                "dimension": s.dimension,
+                "bucket": s.bucket,
+                "available": len(self.members.get(s, ())),
+                "selected": len(self.members.get(s, frozenset()) & chosen),
+            }
+            for s in self.strata
+        ]
+        available = Counter(self.models.values())
+        selected = Counter(self.models[key] for key in chosen)
+        models = [
+            {"model": m, "available": available[m], "selected": selected[m]}
+            for m in sorted(available)
+        ]
+        return {"mode": self.mode, "total": len(chosen), "strata": strata, "models": models}
+
+
+def bucket_of(score: float) -> int:
+    """The 1..5 bucket of a jury score; a mean of judges is rounded half up (2.5 → 3), never
+    to even, as DESIGN §7 states for every mean."""
+    bucket = math.floor(score + 0.5)
+    if bucket not in BUCKETS:
+        raise ValueError(f"jury score {score!r} is outside 1..5")
+    return bucket
+
+
+def outcome_of(candidate: Candidate) -> str:
+    return {True: "passed", False: "failed", None: "unknown"}[candidate.outcome_passed]
+
+
+def filter_candidates(
+    candidates: Iterable[Candidate],
+    models: Collection[str] | None = None,
+    attributes: dict[str, str | Collection[str]] | None = None,
+    outcome: str | None = None,
+) -> list[Candidate]:
+    """Candidates matching every given filter (None = no filter), in input order.
+    An attribute filter takes one value or a collection of accepted values."""
+    if outcome is not None and outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {OUTCOMES}, got {outcome!r}")
+    wanted = {
+        name: {value} if isinstance(value, str) else set(value)
+        for name, value in (attributes or {}).items()
+    }
+    return [
+        c
+        for c in candidates
+        if (models is None or c.model in models)
+        and all(c.attributes.get(name) in values for name, values in wanted.items())
+        and (outcome is None or outcome_of(c) == outcome)
+    ]
+
+
+def stratified_sample(
+    candidates: Iterable[Candidate], n: int, seed: int, dimensions: Sequence[str]
+) -> Sample:
+    """Up to n candidate keys, extremes first, every non-empty stratum before any repeat."""
+    pool = _sorted_unique(candidates)
+    mode, membership = _membership(pool, dimensions)
+    strata = _all_strata(mode, dimensions, membership)
+    members = _members(membership)
+    rank = _seeded_rank(pool, seed)
+    picker = _Picker(pool, members, membership, rank)
+    picker.run(_priority(mode, dimensions, members), min(max(n, 0), len(pool)))
+    return Sample(
+        mode=mode,
+        picks=tuple(picker.picks),
+        strata=strata,
+        members={s: frozenset(keys) for s, keys in members.items()},
+        models={c.key: c.model for c in pool},
+    )
+
+
+def _sorted_unique(candidates: Iterable[Candidate]) -> list[Candidate]:
+    pool = sorted(candidates, key=lambda c: c.key)
+    repeated = sorted({a.key for a, b in zip(pool, pool[1:], strict=False) if a.key == b.key})
+    if repeated:
+        raise ValueError(f"candidate keys must be unique; repeated: {repeated[:5]}")
+    return pool
+
+
+def _jury_strata(candidate: Candidate, dimensions: Sequence[str]) -> list[Stratum]:
+    strata = []
+    for dimension in dimensions:
+        score = candidate.scores.get(dimension)
+        if score is None:  # not applicable or not scored: no stratum on this dimension
+            continue
+        try:
+            strata.append(Stratum(dimension, bucket_of(score)))
+        except ValueError as error:
+            raise ValueError(f"candidate {candidate.key}, {dimension}: {error}") from error
+    return strata
+
+
+def _membership(
+    pool: list[Candidate], dimensions: Sequence[str]
+) -> tuple[str, dict[str, list[Stratum]]]:
+    """Each candidate's strata, and whether jury scores or outcomes define them."""
+    jury = {c.key: _jury_strata(c, dimensions) for c in pool}
+    if not any(jury.values()):
+        return OUTCOME, {c.key: [Stratum(OUTCOME, outcome_of(c))] for c in pool}
+    return JURY, {key: strata or [Stratum(UNSCORED, "-")] for key, strata in jury.items()}
+
+
+def _members(membership: dict[str, list[Stratum]]) -> dict[Stratum, list[str]]:
+    members: dict[Stratum, list[str]] = {}
+    for key, strata in membership.items():
+        for stratum in strata:
+            members.setdefault(stratum, []).append(key)
+    return members
+
+
+def _all_strata(
+    mode: str, dimensions: Sequence[str], membership: dict[str, list[Stratum]]
+) -> tuple[Stratum, ...]:
+    """Every stratum the researcher should see, empty ones included (gaps are information)."""
+    if mode == OUTCOME:
+        return tuple(Stratum(OUTCOME, o) for o in OUTCOMES)
+    strata = [Stratum(d, b) for d in dimensions for b in BUCKETS]
+    if any(Stratum(UNSCORED, "-") in s for s in membership.values()):
+        strata.append(Stratum(UNSCORED, "-"))
+    return tuple(strata)
+
+
+def _priority(
+    mode: str, dimensions: Sequence[str], members: dict[Stratum, list[str]]
+) -> list[Stratum]:
+    """Non-empty strata in the order a round visits them: by tier (extremes, then 2 and 4,
+    then 3), then by the caller's dimension order, with 1 before 5 (failures matter more)."""
+    if mode == OUTCOME:
+        return sorted(members, key=lambda s: (OUTCOME_TIER[s.bucket], OUTCOMES.index(s.bucket)))
+    position = {d: i for i, d in enumerate(dimensions)}
+
+    def order(stratum: Stratum) -> tuple:
+        if stratum.dimension == UNSCORED:
+            return (len(BUCKET_TIER), 0, 0)
+        return (BUCKET_TIER[stratum.bucket], position[stratum.dimension], stratum.bucket)
+
+    return sorted(members, key=order)
+
+
+def _seeded_rank(pool: list[Candidate], seed: int) -> dict[str, int]:
+    keys = [c.key for c in pool]
+    random.Random(seed).shuffle(keys)
+    return {key: i for i, key in enumerate(keys)}
+
+
+class _Picker:
+    """Round-based selection state: what is taken, and how often each model and attribute
+    value already appears (overall and per stratum) so the next pick can spread."""
+
+    def __init__(
+        self,
+        pool: list[Candidate],
+        members: dict[Stratum, list[str]],
+        strata_of: dict[str, list[Stratum]],
+        rank: dict[str, int],
+    ) -> None:
+        self.by_key = {c.key: c for c in pool}
+        self.members = members
+        self.rank = rank
+        self.strata_of = strata_of
+        self.picks: list[Pick] = []
+        self.taken: set[str] = set()
+        self.count: Counter[Stratum] = Counter()
+        self.models_in: dict[Stratum, Counter[str]] = {s: Counter() for s in members}
+        self.models: Counter[str] = Counter()
+        self.values: Counter[tuple[str, str]] = Counter()
+
+    def run(self, order: list[Stratum], target: int) -> None:
+        round_ = 0
+        while len(self.picks) < target:
+            took = self._round(order, round_, target)
+            # A round can find every open stratum already above its level (a stratum fills up
+            # through picks made for others); jump to the lowest level still open.
+            round_ = (
+                round_ + 1
+                if took
+                else min(self.count[s] for s in order if self.count[s] < len(self.members[s]))
+            )
+
+    def _round(self, order: list[Stratum], round_: int, target: int) -> bool:
+        took = False
+        for stratum in order:
+            if len(self.picks) >= target:
+                break
+            if self.count[stratum] > round_ or self.count[stratum] >= len(self.members[stratum]):
+                continue
+            self._take(self._choose(stratum), stratum, round_)
+            took = True
+        return took
+
+    def _choose(self, stratum: Stratum) -> Candidate:
+        # Round-robin over models within the stratum, then attribute values not yet in the
+        # sample, then the model least seen overall; the seeded rank breaks remaining ties.
+        open_ = (self.by_key[k] for k in self.members[stratum] if k not in self.taken)
+        return min(
+            open_,
+            key=lambda c: (
+                self.models_in[stratum][c.model],
+                sum(self.values[item] for item in c.attributes.items()),
+                self.models[c.model],
+                self.rank[c.key],
+            ),
+        )
+
+    def _take(self, candidate: Candidate, stratum: Stratum, round_: int) -> None:
+        self.picks.append(Pick(candidate.key, stratum, round_))
+        self.taken.add(candidate.key)
+        for member_of in self.strata_of[candidate.key]:
+            self.count[member_of] += 1
+            self.models_in[member_of][candidate.model] += 1
+        self.models[candidate.model] += 1
+        self.values.update(candidate.attributes.items())

@@ -1,0 +1,265 @@
+"""Building studies and calibration rounds: which conversations (the stratified sampler or
+filters), who scores them (load-balanced assignment with guaranteed overlap), in which order
+(seeded per clinician), and their progress. Researchers' side only: this module may see
+models and runs; nothing it returns is shown to a clinician.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count, Q
+
+from annotation import audit
+from annotation.assignment import Rater, assign, reassign, review_order
+from annotation.models import Assignment, Clinician, Item, Study
+from annotation.sampling import Candidate, Sample, filter_candidates, stratified_sample
+from jury.rubric import cached_rubric as load_rubric
+from patientagentbench.models import Trace
+
+BREAKDOWN = ("category", "subtask", "severity", "personality", "complexity")
+
+
+class StudyError(ValueError):
+    pass
+
+
+def reviewable_traces(run_ids=None):
+    """Finished multi-turn conversations (scenario cases) a clinician can read."""
+    traces = Trace.objects.filter(status=Trace.Status.DONE, task__case__isnull=False)
+    if run_ids:
+        traces = traces.filter(run_id__in=run_ids)
+    return traces
+
+
+def candidates(traces) -> list[Candidate]:
+    rows = traces.values_list("pk", "model_name", "task__attributes", "correct")
+    return [
+        Candidate(
+            key=str(pk),
+            model=model,
+            attributes={k: str(attrs.get(k)) for k in BREAKDOWN if attrs.get(k) is not None},
+            scores={},  # jury verdicts join here once the jury has scored these conversations
+            outcome_passed=correct,
+        )
+        for pk, model, attrs, correct in rows
+    ]
+
+
+def sample_for(traces, n: int, seed: int, models=None, attributes=None, outcome=None) -> Sample:
+    pool = filter_candidates(
+        candidates(traces), models=models, attributes=attributes, outcome=outcome
+    )
+    dimensions = [d.key for d in load_rubric().scored]
+    return stratified_sample(pool, n, seed, dimensions)
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    name: str
+    kind: str = Study.Kind.STUDY
+    seed: int = 1
+    overlap: dict | None = None  # track -> clinicians per item
+    reference_share: float = 0.0
+    require_calibration: bool = False
+    feedback: str = Study.Feedback.END
+    min_exact: float = 0.5
+    min_adjacent: float = 0.8
+    min_alpha: float = 0.4
+    adjudication_threshold: int = 2
+    instructions: str = ""
+
+
+def create_study(
+    spec: StudySpec, trace_ids: list[int], clinicians: list[Clinician], actor
+) -> Study:
+    """Items for the chosen conversations, assignments for the chosen clinicians, atomically."""
+    if not trace_ids:
+        raise StudyError("Choose at least one conversation.")
+    overlap = {
+        t: int(n)
+        for t, n in (spec.overlap or {"clinical": 1, "operations": 1}).items()
+        if int(n) > 0
+    }
+    if not overlap:
+        raise StudyError("Set at least one track's overlap to 1 or more.")
+    raters = [Rater(code=c.code, tracks=c.tracks, load=_open_load(c)) for c in clinicians]
+    item_keys = [str(pk) for pk in trace_ids]
+    try:
+        plan = assign(item_keys, raters, overlap, spec.seed)
+    except ValueError as exc:
+        raise StudyError(str(exc)) from exc
+    with transaction.atomic():
+        study = Study.objects.create(
+            kind=spec.kind,
+            name=spec.name,
+            seed=spec.seed,
+            overlap=overlap,
+            reference_share=spec.reference_share,
+            require_calibration=spec.require_calibration,
+            feedback=spec.feedback,
+            min_exact=spec.min_exact,
+            min_adjacent=spec.min_adjacent,
+            min_alpha=spec.min_alpha,
+            adjudication_threshold=spec.adjudication_threshold,
+            instructions=spec.instructions,
+            rubric_version=load_rubric().version,
+            created_by=actor,
+        )
+        items = {
+            key: Item.objects.create(
+                study=study,
+                trace_id=int(key),
+                is_reference=spec.kind == Study.Kind.CALIBRATION,
+            )
+            for key in item_keys
+        }
+        _mark_hidden_references(study, items, spec)
+        _create_assignments(study, items, plan, clinicians, actor)
+        audit.record(actor, "study_created", study=study, items=len(items), overlap=overlap)
+    return study
+
+
+def _mark_hidden_references(study: Study, items: dict[str, Item], spec: StudySpec) -> None:
+    """A seeded share of a study's items doubles as hidden reference items for drift."""
+    if spec.kind != Study.Kind.STUDY or spec.reference_share <= 0:
+        return
+    keys = sorted(items)
+    count = round(len(keys) * min(spec.reference_share, 1.0))
+    for key in random.Random(spec.seed).sample(keys, count):
+        items[key].is_reference = True
+        items[key].save(update_fields=["is_reference"])
+
+
+def _create_assignments(study, items, plan, clinicians, actor) -> None:
+    by_code = {c.code: c for c in clinicians}
+    tracks_of: dict[tuple[str, str], list[str]] = {}
+    for key, per_track in plan.items():
+        for track, codes in per_track.items():
+            for code in codes:
+                tracks_of.setdefault((key, code), []).append(track)
+    mine: dict[str, list[str]] = {}
+    for key, code in tracks_of:
+        mine.setdefault(code, []).append(key)
+    for code, keys in mine.items():
+        order = review_order(sorted(keys), code, study.seed)
+        for position, key in enumerate(order):
+            assignment = Assignment.objects.create(
+                item=items[key],
+                clinician=by_code[code],
+                tracks=sorted(tracks_of[(key, code)]),
+                position=position,
+            )
+            audit.record(actor, "assigned", assignment=assignment, clinician=code)
+
+
+def _open_load(clinician: Clinician) -> int:
+    return clinician.assignments.filter(status=Assignment.Status.OPEN).count()
+
+
+# --- progress --------------------------------------------------------------------------------
+
+
+def progress_by_clinician(study: Study) -> list[dict]:
+    rows = (
+        Assignment.objects.filter(item__study=study)
+        .exclude(status=Assignment.Status.WITHDRAWN)
+        .values("clinician__code", "clinician__track")
+        .annotate(total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)))
+        .order_by("clinician__code")
+    )
+    return list(rows)
+
+
+def progress_by_item(study: Study) -> list[dict]:
+    rows = (
+        Item.objects.filter(study=study)
+        .annotate(
+            assigned=Count("assignments", filter=~Q(assignments__status="withdrawn")),
+            done=Count("assignments", filter=Q(assignments__status="submitted")),
+        )
+        .values(
+            "pk", "trace__model_name", "trace__task__task_id", "is_reference", "assigned", "done"
+        )
+        .order_by("pk")
+    )
+    return list(rows)
+
+
+# --- people leaving --------------------------------------------------------------------------
+
+
+def deactivate_and_reassign(clinician: Clinician, actor) -> int:
+    """Withdraw the clinician's open items and give each to an eligible colleague."""
+    open_assignments = list(
+        clinician.assignments.filter(status=Assignment.Status.OPEN).select_related("item__study")
+    )
+    with transaction.atomic():
+        moved = 0
+        for study in {a.item.study for a in open_assignments}:
+            moved += _reassign_study(study, clinician, actor)
+        clinician.user.is_active = False
+        clinician.user.save(update_fields=["is_active"])
+        audit.record(actor, "clinician_deactivated", clinician=clinician.code, reassigned=moved)
+    return moved
+
+
+def _reassign_study(study: Study, leaving: Clinician, actor) -> int:
+    live = Assignment.objects.filter(item__study=study).exclude(status=Assignment.Status.WITHDRAWN)
+    leaving_items = _open_item_ids(study, leaving)
+    open_items: dict[str, dict[str, list[str]]] = {}
+    for a in live.select_related("clinician", "item"):
+        if a.item_id in leaving_items:
+            per_track = open_items.setdefault(str(a.item_id), {})
+            for track in a.tracks:
+                per_track.setdefault(track, []).append(a.clinician.code)
+    others = list(Clinician.objects.filter(user__is_active=True).exclude(pk=leaving.pk))
+    raters = [Rater(code=c.code, tracks=c.tracks, load=_open_load(c)) for c in others] + [
+        Rater(code=leaving.code, tracks=leaving.tracks, load=0)
+    ]
+    try:
+        plan = reassign(open_items, leaving.code, raters, study.seed)
+    except ValueError as exc:
+        raise StudyError(str(exc)) from exc
+    by_code = {c.code: c for c in others}
+    moved = 0
+    for assignment in leaving.assignments.filter(item__study=study, status=Assignment.Status.OPEN):
+        assignment.status = Assignment.Status.WITHDRAWN
+        assignment.save(update_fields=["status"])
+        audit.record(actor, "withdrawn", assignment=assignment, clinician=leaving.code)
+        per_track = plan[str(assignment.item_id)]
+        for code in {code for track in assignment.tracks for code in per_track[track]}:
+            if code == leaving.code or code not in by_code:
+                continue
+            if (
+                Assignment.objects.filter(item=assignment.item, clinician=by_code[code])
+                .exclude(status=Assignment.Status.WITHDRAWN)
+                .exists()
+            ):
+                continue
+            new = Assignment.objects.create(
+                item=assignment.item,
+                clinician=by_code[code],
+                tracks=assignment.tracks,
+                position=_next_position(by_code[code], study),
+            )
+            audit.record(
+                actor, "reassigned", assignment=new, clinician=code, from_code=leaving.code
+            )
+            moved += 1
+    return moved
+
+
+def _open_item_ids(study: Study, clinician: Clinician) -> set[int]:
+    return set(
+        clinician.assignments.filter(item__study=study, status=Assignment.Status.OPEN).values_list(
+            "item_id", flat=True
+        )
+    )
+
+
+def _next_position(clinician: Clinician, study: Study) -> int:
+    last = clinician.assignments.filter(item__study=study).order_by("-position").first()
+    return (last.position + 1) if last else 0

@@ -1,0 +1,3 @@
+"""Researcher URLs (under /research/)."""
+
+urlpatterns: list = []

@@ -1,0 +1,273 @@
+"""The rubric as versioned data: what judges and clinicians score, loaded from
+`fixtures/rubrics/<name>-v<version>.json` and checked before anyone relies on it.
+
+Scores are only comparable when everyone read the same text, so the rubric's wording lives in a
+file with a version, and `Rubric.fingerprint` (sha256 of the canonical JSON) lets a caller
+notice that a stored version's text has changed underneath it: changed text needs a new
+version. Validation names the offending field, because a rubric is edited by hand.
+
+Six scored dimensions in two tracks (clinical, operations) carry weights for the aggregate;
+the realism dimensions rate the simulation, not the agent, carry no weight and are rated by
+every clinician (DESIGN §5, §6).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+RUBRICS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rubrics"
+SCORED_TRACKS = frozenset({"clinical", "operations"})
+REALISM = "realism"
+TRACKS = SCORED_TRACKS | {REALISM}
+JUDGES = frozenset({"panel", "experiment"})
+SCORES = (1, 2, 3, 4, 5)
+SCORED_DIMENSION_COUNT = 6
+
+
+class RubricError(ValueError):
+    """A rubric file that is missing, malformed or breaks a rule; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Level:
+    score: int
+    label: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Dimension:
+    key: str
+    label: str
+    track: str
+    weight: float | None
+    definition: str
+    applicability: str
+    judges: str
+    levels: tuple[Level, ...]
+
+    @property
+    def scored(self) -> bool:
+        """True for the agent's dimensions; realism rates the simulation instead."""
+        return self.track != REALISM
+
+    def level(self, score: int) -> Level:
+        return self.levels[SCORES.index(score)]
+
+
+@dataclass(frozen=True)
+class Rubric:
+    name: str
+    version: str
+    title: str
+    description: str
+    pass_threshold: int
+    dimensions: tuple[Dimension, ...]
+    fingerprint: str
+
+    @property
+    def scored(self) -> tuple[Dimension, ...]:
+        return tuple(d for d in self.dimensions if d.scored)
+
+    @property
+    def realism(self) -> tuple[Dimension, ...]:
+        return tuple(d for d in self.dimensions if not d.scored)
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {d.key: d.weight for d in self.scored if d.weight is not None}
+
+    def dimension(self, key: str) -> Dimension:
+        for dimension in self.dimensions:
+            if dimension.key == key:
+                return dimension
+        raise KeyError(f"rubric {self.name} v{self.version} has no dimension {key!r}")
+
+    def passes(self, score: float) -> bool:
+        return score >= self.pass_threshold
+
+    def dimensions_for(self, tracks: set[str] | frozenset[str]) -> list[Dimension]:
+        """What a clinician of these tracks scores: their tracks' dimensions in rubric order,
+        then the realism dimensions, which everyone rates, always last."""
+        unknown = set(tracks) - TRACKS
+        if unknown:
+            raise RubricError(f"unknown track(s) {sorted(unknown)}; tracks are {sorted(TRACKS)}")
+        chosen = [d for d in self.scored if d.track in tracks]
+        return chosen + list(self.realism)
+
+
+def fingerprint(data: Any) -> str:
+    """sha256 of the canonical JSON: key order and whitespace do not count, wording does."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def available_versions(name: str = "patientagentbench", directory: Path | None = None) -> list[int]:
+    """Versions on disk for a rubric name, ascending by integer (so v10 comes after v9)."""
+    pattern = re.compile(rf"^{re.escape(name)}-v(\d+)\.json$")
+    found = (pattern.match(p.name) for p in (directory or RUBRICS_DIR).glob(f"{name}-v*.json"))
+    return sorted(int(m.group(1)) for m in found if m)
+
+
+def load_rubric(
+    name: str = "patientagentbench",
+    version: str | int | None = None,
+    directory: Path | None = None,
+) -> Rubric:
+    """Read and validate `<name>-v<version>.json`; the highest version when none is given."""
+    directory = directory or RUBRICS_DIR
+    if version is None:
+        versions = available_versions(name, directory)
+        if not versions:
+            raise RubricError(f"no rubric named {name!r} in {directory}")
+        version = versions[-1]
+    path = directory / f"{name}-v{version}.json"
+    if not path.exists():
+        raise RubricError(f"no rubric file {path.name} in {directory}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise RubricError(f"{path.name}: not valid JSON ({error})") from error
+    rubric = parse_rubric(data, source=path.name)
+    if (rubric.name, rubric.version) != (name, str(version)):
+        raise RubricError(
+            f"{path.name}: name/version say {rubric.name} v{rubric.version}, "
+            f"the file name says {name} v{version}"
+        )
+    return rubric
+
+
+def parse_rubric(data: Any, source: str = "rubric") -> Rubric:
+    """Validate rubric data (as read from JSON) and build a `Rubric`."""
+    where = _Where(source)
+    if not isinstance(data, dict):
+        raise where.error("", "must be a JSON object")
+    version = _text(data, "version", where)
+    if not version.isdigit():
+        raise where.error("version", f"must be a whole number as a string, got {version!r}")
+    raw_dimensions = data.get("dimensions")
+    if not isinstance(raw_dimensions, list) or not raw_dimensions:
+        raise where.error("dimensions", "must be a non-empty list")
+    dimensions = tuple(
+        _dimension(d, where.at(f"dimensions[{i}]")) for i, d in enumerate(raw_dimensions)
+    )
+    _check_dimension_set(dimensions, where)
+    return Rubric(
+        name=_text(data, "name", where),
+        version=version,
+        title=str(data.get("title", "")),
+        description=str(data.get("description", "")),
+        pass_threshold=_pass_threshold(data, where),
+        dimensions=dimensions,
+        fingerprint=fingerprint(data),
+    )
+
+
+class _Where:
+    """Builds errors that say which file and which field is wrong."""
+
+    def __init__(self, source: str, path: str = "") -> None:
+        self.source = source
+        self.path = path
+
+    def at(self, path: str) -> _Where:
+        return _Where(self.source, path)
+
+    def error(self, field: str, problem: str) -> RubricError:
+        dotted = ".".join(part for part in (self.path, field) if part) or "(top level)"
+        return RubricError(f"{self.source}: {dotted} {problem}")
+
+
+def _text(data: dict, field: str, where: _Where) -> str:
+    value = data.get(field)
+    if not isinstance(value, str) or not value.strip():
+        raise where.error(field, "is required and must be non-empty text")
+    return value
+
+
+def _pass_threshold(data: dict, where: _Where) -> int:
+    value = data.get("pass_threshold")
+    if isinstance(value, bool) or value not in SCORES:
+        raise where.error("pass_threshold", f"must be a score from 1 to 5, got {value!r}")
+    return value
+
+
+def _dimension(data: Any, where: _Where) -> Dimension:
+    if not isinstance(data, dict):
+        raise where.error("", "must be an object")
+    key = _text(data, "key", where)
+    where = where.at(f"{where.path}({key})")
+    track = data.get("track")
+    if track not in TRACKS:
+        raise where.error("track", f"must be one of {sorted(TRACKS)}, got {track!r}")
+    judges = data.get("judges", "panel")
+    if judges not in JUDGES:
+        raise where.error("judges", f"must be one of {sorted(JUDGES)}, got {judges!r}")
+    return Dimension(
+        key=key,
+        label=_text(data, "label", where),
+        track=track,
+        weight=_weight(data.get("weight"), track, where),
+        definition=_text(data, "definition", where),
+        applicability=_text(data, "applicability", where),
+        judges=judges,
+        levels=_levels(data.get("levels"), where),
+    )
+
+
+def _weight(value: Any, track: str, where: _Where) -> float | None:
+    # Realism rates the simulation; a weight would let it leak into the agent's aggregate.
+    if track == REALISM:
+        if value is not None:
+            raise where.error("weight", "must be null for a realism dimension")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise where.error("weight", f"must be a number > 0, got {value!r}")
+    return float(value)
+
+
+def _levels(data: Any, where: _Where) -> tuple[Level, ...]:
+    if not isinstance(data, list) or len(data) != len(SCORES):
+        raise where.error("levels", "must list exactly five levels, scores 1 to 5")
+    levels = []
+    for index, (raw, score) in enumerate(zip(data, SCORES, strict=True)):
+        at = where.at(f"{where.path}.levels[{index}]")
+        if not isinstance(raw, dict) or raw.get("score") != score:
+            raise at.error("score", f"must be {score} (levels run 1 to 5 in order)")
+        anchor = _text(raw, "anchor", at)
+        # Anchors are cumulative: a level must say it builds on the one below, or raters read
+        # each level as a separate checklist and the scale stops being ordinal.
+        if score > 1 and not re.search(rf"\blevel {score - 1}\b", anchor):
+            raise at.error("anchor", f"must build on level {score - 1} (cumulative anchors)")
+        levels.append(Level(score=score, label=_text(raw, "label", at), anchor=anchor))
+    return tuple(levels)
+
+
+def _check_dimension_set(dimensions: tuple[Dimension, ...], where: _Where) -> None:
+    keys = [d.key for d in dimensions]
+    duplicates = sorted({k for k in keys if keys.count(k) > 1})
+    if duplicates:
+        raise where.error("dimensions", f"repeat the key(s) {duplicates}")
+    scored = [d for d in dimensions if d.scored]
+    if len(scored) != SCORED_DIMENSION_COUNT:
+        raise where.error(
+            "dimensions",
+            f"must hold {SCORED_DIMENSION_COUNT} scored (clinical or operations) dimensions, "
+            f"found {len(scored)}",
+        )
+    missing = sorted(SCORED_TRACKS - {d.track for d in scored})
+    if missing:
+        raise where.error("dimensions", f"have no dimension in track(s) {missing}")
+
+
+@functools.lru_cache(maxsize=16)
+def cached_rubric(name: str = "patientagentbench", version: str | None = None) -> Rubric:
+    """A rubric version never changes once written (changed text is a new version), so pages
+    read it from disk once per process."""
+    return load_rubric(name, version)
