@@ -137,11 +137,11 @@ def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
     """Ordinal Krippendorff's alpha over one dimension's ratings: units = items, raters =
     clinicians, not applicable = missing. None, with the reason, when it is undefined."""
     numeric = [r for r in ratings if r.score is not None]
-    raters = sorted({r.clinician for r in numeric})
-    items = sorted({r.item for r in numeric})
+    raters = {code: row for row, code in enumerate(sorted({r.clinician for r in numeric}))}
+    items = {item: column for column, item in enumerate(sorted({r.item for r in numeric}))}
     matrix = np.full((len(raters), len(items)), np.nan)
     for r in numeric:
-        matrix[raters.index(r.clinician), items.index(r.item)] = _checked(r.score)
+        matrix[raters[r.clinician], items[r.item]] = _checked(r.score)
     pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
     reason = _alpha_undefined(len(raters), pairable)
     if reason:

@@ -252,13 +252,12 @@ class _Picker:
         round_ = 0
         while len(self.picks) < target:
             took = self._round(order, round_, target)
-            # A round can find every open stratum already above its level (a stratum fills up
-            # through picks made for others); jump to the lowest level still open.
-            round_ = (
-                round_ + 1
-                if took
-                else min(self.count[s] for s in order if self.count[s] < len(self.members[s]))
-            )
+            round_ = round_ + 1 if took else self._lowest_open_level(order)
+
+    def _lowest_open_level(self, order: list[Stratum]) -> int:
+        # A round can find every open stratum already above its level (strata also fill up
+        # through picks made for others); the next round starts at the lowest level still open.
+        return min(self.count[s] for s in order if self.count[s] < len(self.members[s]))
 
     def _round(self, order: list[Stratum], round_: int, target: int) -> bool:
         took = False
