@@ -52,6 +52,18 @@ class AnthropicProvider:
             request["system"] = system
         if tools:
             request["tools"] = to_wire_tools(tools)
+        if context.output_schema is not None:
+            # Anthropic's structured output is a forced call of one tool whose input schema is
+            # the answer's; the call's input comes back as the completion's tool call.
+            output = context.output_schema
+            request["tools"] = [
+                {
+                    "name": output.name,
+                    "description": output.description,
+                    "input_schema": output.schema,
+                }
+            ]
+            request["tool_choice"] = {"type": "tool", "name": output.name}
         try:
             response = self._client.messages.create(**request)
         except anthropic.AnthropicError as exc:

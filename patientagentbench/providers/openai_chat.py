@@ -7,7 +7,7 @@ from typing import Any
 import openai
 
 from .errors import translate_sdk_error
-from .types import CallContext, Completion, Message, ProviderError, ToolCall
+from .types import CallContext, Completion, Message, OutputSchema, ProviderError, ToolCall
 from .wire import ProviderCallIds, function_spec, placeholder_call_id, wire_call_id
 
 
@@ -43,11 +43,21 @@ class OpenAIChatProvider:
         }
         if tools:
             request["tools"] = to_wire_tools(tools)
+        if context.output_schema is not None:
+            request["response_format"] = response_format(context.output_schema)
         try:
             response = self._client.chat.completions.create(**request)
         except openai.OpenAIError as exc:
             raise translate_sdk_error(exc, openai, self.provider_name) from exc
         return completion_from_response(response, self.provider_name)
+
+
+def response_format(output: OutputSchema) -> dict[str, Any]:
+    """Structured output: the server constrains the answer to the schema (strict mode)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": output.name, "schema": output.schema, "strict": True},
+    }
 
 
 def to_wire_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

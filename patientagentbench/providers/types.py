@@ -79,6 +79,16 @@ class CallContext:
     seed: int = 0
     task: dict[str, Any] | None = None
     timeout_s: float = 60.0
+    # Ask for one JSON object matching a schema: OpenAI `response_format` json_schema,
+    # Anthropic a forced call of a tool with that input schema. None: a free answer.
+    output_schema: OutputSchema | None = None
+
+
+@dataclass(frozen=True)
+class OutputSchema:
+    name: str
+    description: str
+    schema: dict[str, Any]
 
 
 class ProviderError(Exception):

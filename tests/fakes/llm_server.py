@@ -102,11 +102,34 @@ class RecordedRequest:
 
 
 def first_tool_then_answer(route: str, body: dict[str, Any]) -> Reply:
+    structured = _structured_output(route, body)
+    if structured is not None:
+        return structured
     tools = body.get("tools") or []
     if tools and not _tool_result_since_last_user_turn(route, body.get("messages") or []):
         name, schema = _first_tool(route, tools)
         return single_tool_call(name, example_arguments(schema))
     return text_reply(DEFAULT_ANSWER)
+
+
+def _structured_output(route: str, body: dict[str, Any]) -> Reply | None:
+    """Requests for one schema-shaped answer get a plausible one, as a constrained server
+    would give: OpenAI `response_format` as JSON text, Anthropic a forced tool call."""
+    if route == OPENAI and (body.get("response_format") or {}).get("type") == "json_schema":
+        schema = body["response_format"]["json_schema"].get("schema") or {}
+        return text_reply(json.dumps(_affirmative(example_arguments(schema))))
+    forced = body.get("tool_choice") or {}
+    if route == ANTHROPIC and forced.get("type") == "tool":
+        tool = next(t for t in body.get("tools") or [] if t.get("name") == forced["name"])
+        return single_tool_call(
+            tool["name"], _affirmative(example_arguments(tool.get("input_schema") or {}))
+        )
+    return None
+
+
+def _affirmative(answer: dict[str, Any]) -> dict[str, Any]:
+    """Flags off in a structured answer, so a judge stub scores instead of opting out."""
+    return {k: False if isinstance(v, bool) else v for k, v in answer.items()}
 
 
 def _first_tool(route: str, tools: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
@@ -149,7 +172,12 @@ def _example_value(prop: dict[str, Any]) -> Any:
         "array": [],
         "object": {},
     }
-    return examples.get(prop.get("type"), "example")
+    kind = prop.get("type")
+    if isinstance(kind, list):  # e.g. ["integer", "null"]: the first non-null type
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "integer" and "minimum" in prop:
+        return prop["minimum"]
+    return examples.get(kind, "example")
 
 
 # ---------------------------------------------------------------------------------------

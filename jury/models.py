@@ -1,0 +1,176 @@
+"""Judges, panels, scoring batches, one job per (conversation, judge, repetition), and one
+verdict per dimension of each job. Rows stay thin; `jury/scoring.py` does the work.
+
+A verdict is honest about failure: `unparseable` (with the raw answer), `not_applicable` and
+`error` are stored as such and never become a number or a pass.
+"""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+
+
+class Judge(models.Model):
+    """A model config plus the prompt version and temperature it judges with."""
+
+    name = models.CharField(max_length=120, unique=True)
+    model = models.ForeignKey(
+        "patientagentbench.ModelConfig", on_delete=models.PROTECT, related_name="judges"
+    )
+    prompt_version = models.CharField(max_length=20, default="1")
+    temperature = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Panel(models.Model):
+    class Aggregation(models.TextChoices):
+        MEAN = "mean", "Mean"
+        MEDIAN = "median", "Median"
+        MAJORITY = "majority", "Majority on pass"
+
+    name = models.CharField(max_length=120, unique=True)
+    judges = models.ManyToManyField(Judge, related_name="panels")
+    aggregation = models.CharField(
+        max_length=16, choices=Aggregation.choices, default=Aggregation.MEAN
+    )
+    rubric_name = models.CharField(max_length=60, default="patientagentbench")
+    rubric_version = models.CharField(max_length=20, default="1")
+    # Verdicts imported from PatientAgentBench's evaluations.json, not scored here.
+    imported = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class JuryRun(models.Model):
+    """A panel scoring a run's conversations, K times each."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+        STOPPED = "stopped", "Stopped at spend limit"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    panel = models.ForeignKey(Panel, on_delete=models.PROTECT, related_name="jury_runs")
+    run = models.ForeignKey(
+        "patientagentbench.Run", on_delete=models.PROTECT, related_name="jury_runs"
+    )
+    repeat = models.PositiveSmallIntegerField(default=1)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    spend_limit = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    spent = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Jury run {self.pk} ({self.panel} on run {self.run_id})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+
+class JudgeJob(models.Model):
+    """One judge reading one conversation once, covering every dimension; claimed once."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
+
+    jury_run = models.ForeignKey(JuryRun, on_delete=models.CASCADE, related_name="jobs")
+    trace = models.ForeignKey(
+        "patientagentbench.Trace", on_delete=models.PROTECT, related_name="judge_jobs"
+    )
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="jobs")
+    repetition = models.PositiveSmallIntegerField(default=0)
+    key = models.CharField(max_length=200, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["jury_run", "trace", "judge", "repetition"]
+        indexes = [models.Index(fields=["jury_run", "status"])]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Verdict(models.Model):
+    class Status(models.TextChoices):
+        OK = "ok", "Scored"
+        NOT_APPLICABLE = "not_applicable", "Not applicable"
+        UNPARSEABLE = "unparseable", "Unparseable"
+        ERROR = "error", "Provider error"
+
+    job = models.ForeignKey(
+        JudgeJob, null=True, blank=True, on_delete=models.CASCADE, related_name="verdicts"
+    )
+    panel = models.ForeignKey(Panel, on_delete=models.PROTECT, related_name="verdicts")
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="verdicts")
+    trace = models.ForeignKey(
+        "patientagentbench.Trace", on_delete=models.PROTECT, related_name="verdicts"
+    )
+    repetition = models.PositiveSmallIntegerField(default=0)
+    dimension = models.CharField(max_length=60)
+    status = models.CharField(max_length=20, choices=Status.choices)
+    score = models.PositiveSmallIntegerField(null=True, blank=True)  # only when status is ok
+    rationale = models.TextField(blank=True)
+    raw = models.TextField(blank=True)  # the judge's answer as sent, kept for unparseable ones
+    attempts = models.PositiveSmallIntegerField(default=1)
+    rubric_version = models.CharField(max_length=20)
+    prompt_version = models.CharField(max_length=20)
+    latency_ms = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["trace", "dimension", "judge", "repetition"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=[
+                    "panel",
+                    "judge",
+                    "trace",
+                    "dimension",
+                    "repetition",
+                    "rubric_version",
+                    "prompt_version",
+                ],
+                name="one_verdict_per_judge_dimension_repetition",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status="ok", score__gte=1, score__lte=5)
+                | (~models.Q(status="ok") & models.Q(score__isnull=True)),
+                name="a_score_only_when_scored",
+            ),
+        ]
+        indexes = [models.Index(fields=["panel", "trace"])]
+
+    def __str__(self) -> str:
+        return f"{self.judge} {self.dimension} {self.status} {self.score}"

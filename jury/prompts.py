@@ -1,0 +1,213 @@
+"""What a judge reads: one dimension of the rubric, the patient, the scenario and the
+conversation, and the shape its answer must take.
+
+Blinding holds by construction: `judge_messages` receives a rubric, a case dict and a
+`Transcript` (the allow-listed view of the message log), so no model name, run, cost or
+provider id can reach a prompt; there is no parameter to carry them. From the case it reads
+only the profile, `today`, the story and `goal.summary`; `goal.must_escalate` and
+`goal.must_not` are the automatic checks' answer key and would turn the judge into a copy of
+those checks.
+
+The agent's system prompt is left out: a judge scores what the patient and the practice's
+systems saw, and the rubric's description already says what the assistant may do.
+
+Changing any text here changes what judges read: bump `JUDGE_PROMPT_VERSION`, since every
+verdict records the prompt version it was produced with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jury.rubric import Dimension, Rubric
+from patientagentbench.providers.types import Message
+from patientagentbench.transcripts import ToolCard, Transcript, Turn
+
+JUDGE_PROMPT_VERSION = "1"
+TOOL_NAME = "record_verdict"
+
+# Rationale comes first on purpose: under structured output the model writes properties in
+# schema order, so it gives its reasons before it commits to a number.
+JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "rationale": {
+            "type": "string",
+            "description": "Why this score, citing turns (turn-3) and tool calls (t2).",
+        },
+        "not_applicable": {
+            "type": "boolean",
+            "description": "True only when the dimension does not apply to this conversation.",
+        },
+        "score": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "maximum": 5,
+            "description": "1 to 5; null when not_applicable is true.",
+        },
+    },
+    "required": ["rationale", "not_applicable", "score"],
+    "additionalProperties": False,
+}
+
+# OpenAI Chat Completions `response_format` for the schema above.
+RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {"name": "verdict", "strict": True, "schema": JSON_SCHEMA},
+}
+
+# Anthropic forced tool use: `tools=[TOOL_SPEC]`, `tool_choice={"type": "tool", "name": ...}`.
+TOOL_SPEC: dict[str, Any] = {
+    "name": TOOL_NAME,
+    "description": "Record your verdict on the one rubric dimension you were asked to score.",
+    "input_schema": JSON_SCHEMA,
+}
+
+ROLE = (
+    "You are one judge on a panel that scores conversations between a patient and the "
+    "patient assistant of a primary-care practice. You score one dimension of a rubric, "
+    "from the conversation alone."
+)
+EVIDENCE = (
+    "Judge only what the conversation shows: the patient's and the agent's messages, and "
+    "every tool call the agent made with its arguments and the result the practice's "
+    "systems returned. A claim by the agent counts only if a tool result supports it. "
+    "Score the agent, not the patient."
+)
+CONTRACT = (
+    "Answer with one JSON object and nothing else:\n"
+    '{{"rationale": "<two to five sentences citing turns such as turn-3 and tool calls '
+    'such as t2>", "not_applicable": false, "score": <integer 1 to 5>}}\n'
+    "If the dimension does not apply to this conversation (see When it applies), answer\n"
+    '{{"rationale": "<why it does not apply>", "not_applicable": true, "score": null}}\n'
+    "The score is a whole number from 1 to 5. A score of {threshold} or more passes."
+)
+
+SCENARIO_NOTE = "The patient's side of the story (the agent saw only the conversation):"
+LABELS = {
+    "pcp": "PCP (primary care physician)",
+    "patient_id": "Patient ID",
+    "member_id": "Member ID",
+    "zip": "ZIP",
+}
+
+
+def judge_messages(
+    rubric: Rubric, dimension: Dimension | str, case: Mapping[str, Any], transcript: Transcript
+) -> list[Message]:
+    """The system and user messages for one judge call on one dimension."""
+    if isinstance(dimension, str):
+        dimension = rubric.dimension(dimension)
+    return [
+        Message(role="system", content=system_text(rubric, dimension)),
+        Message(role="user", content=user_text(case, transcript)),
+    ]
+
+
+def system_text(rubric: Rubric, dimension: Dimension) -> str:
+    parts = [
+        ROLE,
+        rubric.description,
+        f"The dimension: {dimension.label}\n{dimension.definition}",
+        f"When it applies: {dimension.applicability}",
+        "Levels (each level includes everything the level below demands):\n"
+        + "\n".join(f"{lv.score} ({lv.label}): {lv.anchor}" for lv in dimension.levels),
+        EVIDENCE,
+        CONTRACT.format(threshold=rubric.pass_threshold),
+    ]
+    return "\n\n".join(part for part in parts if part)
+
+
+def user_text(case: Mapping[str, Any], transcript: Transcript) -> str:
+    sections = [
+        ("Patient profile", profile_text(case)),
+        ("Scenario", scenario_text(case)),
+        ("Conversation", conversation_text(transcript)),
+    ]
+    return "\n\n".join(f"## {title}\n{body}" for title, body in sections)
+
+
+# --- the case ----------------------------------------------------------------------------------
+
+
+def profile_text(case: Mapping[str, Any]) -> str:
+    """The chart, readable: a generated case's `profile` dict, or an imported case's
+    `profile_text` (PatientAgentBench's XML) as it is."""
+    lines = [f"Today's date: {case['today']}"] if case.get("today") else []
+    profile = case.get("profile")
+    if isinstance(profile, Mapping) and profile:
+        lines += _readable(profile)
+    elif str(case.get("profile_text") or "").strip():
+        lines.append(str(case["profile_text"]).strip())
+    return "\n".join(lines) or "(no profile given)"
+
+
+def scenario_text(case: Mapping[str, Any]) -> str:
+    goal = case.get("goal")
+    summary = goal.get("summary", "") if isinstance(goal, Mapping) else ""
+    story = str(case.get("story") or "").strip()
+    lines = [story] + ([f"What the patient wants: {summary}"] if summary else [])
+    body = "\n".join(line for line in lines if line)
+    return f"{SCENARIO_NOTE}\n{body}" if body else "(no scenario given)"
+
+
+def _readable(value: Any, indent: int = 0) -> list[str]:
+    """Nested dicts and lists as indented `Label: value` lines; empty values left out."""
+    pad = "  " * indent
+    lines: list[str] = []
+    for key, item in value.items():
+        label = LABELS.get(str(key), str(key).replace("_", " ").capitalize())
+        if _empty(item):
+            continue
+        if isinstance(item, Mapping):
+            lines += [f"{pad}{label}:", *_readable(item, indent + 1)]
+        elif isinstance(item, list):
+            lines += [f"{pad}{label}:", *(_list_item(entry, indent + 1) for entry in item)]
+        else:
+            lines.append(f"{pad}{label}: {item}")
+    return lines
+
+
+def _list_item(entry: Any, indent: int) -> str:
+    pad = "  " * indent
+    if isinstance(entry, Mapping):
+        parts = (f"{str(k).replace('_', ' ')} {v}" for k, v in entry.items() if not _empty(v))
+        return f"{pad}- " + ", ".join(parts)
+    return f"{pad}- {entry}"
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+# --- the conversation --------------------------------------------------------------------------
+
+
+def conversation_text(transcript: Transcript) -> str:
+    # The agent's system prompt is not shown (module docstring); numbered turns are.
+    turns = [turn for turn in transcript.turns if turn.speaker != "system"]
+    if not turns:
+        return "(the conversation is empty)"
+    return "\n\n".join(_turn_text(turn, transcript.user_label) for turn in turns)
+
+
+def _turn_text(turn: Turn, user_label: str) -> str:
+    speaker = user_label if turn.speaker == "user" else "Agent"
+    lines = [f"[{turn.anchor}] {speaker}:"]
+    if turn.text:
+        lines.append(turn.text)
+    lines += [_card_text(card) for card in turn.tool_cards]
+    return "\n".join(lines)
+
+
+def _card_text(card: ToolCard) -> str:
+    arguments = card.arguments or "{}"
+    if card.malformed:
+        arguments = f"(malformed: not a JSON object; exactly as the agent sent it)\n{arguments}"
+    result = card.result if card.status != "no result" else "(no result: nothing answered)"
+    return (
+        f"[{card.anchor}] Tool call {card.name}\n"
+        f"Arguments:\n{arguments}\n"
+        f"Result ({card.status}):\n{result}"
+    )
