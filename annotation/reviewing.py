@@ -285,6 +285,9 @@ def revise(
         return existing
     if not reason.strip():
         raise ReviewError("Say why you are revising a submitted score.")
+    if _reference_shown(assignment):
+        # Changing a calibration score after seeing the reference would copy the answer key.
+        raise ReviewError("You have seen the reference for this item; its scores stay as they are.")
     _require_complete(assignment, answer)
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
@@ -426,12 +429,10 @@ class FeedbackRow:
 def feedback_for(assignment: Assignment) -> list[FeedbackRow]:
     """The clinician's scores beside the reference, when the round's rule allows it yet."""
     item, study = assignment.item, assignment.item.study
-    if not (study.is_calibration and item.reference):
+    if not _reference_shown(assignment):
         return []
     current = _current_submission(assignment)
     if current is None:
-        return []
-    if study.feedback == Study.Feedback.END and _open_in_round(assignment):
         return []
     rubric = rubric_of(study)
     reference = {k: v.get("score") for k, v in item.reference.items() if isinstance(v, dict)}
@@ -451,6 +452,14 @@ def feedback_for(assignment: Assignment) -> list[FeedbackRow]:
             )
         )
     return rows
+
+
+def _reference_shown(assignment: Assignment) -> bool:
+    """Whether the round's rule lets the clinician see this item's reference by now."""
+    item, study = assignment.item, assignment.item.study
+    if not (study.is_calibration and item.reference):
+        return False
+    return study.feedback == Study.Feedback.IMMEDIATE or not _open_in_round(assignment)
 
 
 def _open_in_round(assignment: Assignment) -> bool:

@@ -229,27 +229,47 @@ def _reassign_study(study: Study, leaving: Clinician, actor) -> int:
         assignment.status = Assignment.Status.WITHDRAWN
         assignment.save(update_fields=["status"])
         audit.record(actor, "withdrawn", assignment=assignment, clinician=leaving.code)
-        per_track = plan[str(assignment.item_id)]
-        for code in {code for track in assignment.tracks for code in per_track[track]}:
-            if code == leaving.code or code not in by_code:
-                continue
-            if (
-                Assignment.objects.filter(item=assignment.item, clinician=by_code[code])
-                .exclude(status=Assignment.Status.WITHDRAWN)
-                .exists()
-            ):
-                continue
-            new = Assignment.objects.create(
-                item=assignment.item,
-                clinician=by_code[code],
-                tracks=assignment.tracks,
-                position=_next_position(by_code[code], study),
-            )
-            audit.record(
-                actor, "reassigned", assignment=new, clinician=code, from_code=leaving.code
-            )
-            moved += 1
+        before = open_items[str(assignment.item_id)]
+        after = plan[str(assignment.item_id)]
+        for code in sorted({code for track in assignment.tracks for code in after[track]}):
+            # Only the tracks this colleague newly covers: one replacement per track, so a
+            # leaver in both tracks may be replaced by two people, one track each.
+            tracks = [t for t in assignment.tracks if code in after[t] and code not in before[t]]
+            if tracks and code in by_code:
+                _hand_over(assignment.item, by_code[code], tracks, leaving, actor)
+                moved += 1
     return moved
+
+
+def _hand_over(item: Item, to: Clinician, tracks: list[str], leaving: Clinician, actor) -> None:
+    """Give `to` the item in `tracks`: a new assignment, or more tracks on the open one they
+    already hold (the assignment rules allow one clinician to cover both tracks of an item).
+    A colleague who already submitted the item cannot take on a track afterwards."""
+    held = (
+        Assignment.objects.filter(item=item, clinician=to)
+        .exclude(status=Assignment.Status.WITHDRAWN)
+        .first()
+    )
+    if held is None:
+        held = Assignment.objects.create(
+            item=item, clinician=to, tracks=tracks, position=_next_position(to, item.study)
+        )
+    elif held.status == Assignment.Status.OPEN:
+        held.tracks = sorted(set(held.tracks) | set(tracks))
+        held.save(update_fields=["tracks"])
+    else:
+        raise StudyError(
+            f"item {item.pk}: no {'/'.join(tracks)} clinician is free to replace {leaving.code} "
+            f"({to.code} is on the item and has already submitted it)"
+        )
+    audit.record(
+        actor,
+        "reassigned",
+        assignment=held,
+        clinician=to.code,
+        from_code=leaving.code,
+        tracks=tracks,
+    )
 
 
 def _open_item_ids(study: Study, clinician: Clinician) -> set[int]:

@@ -1,3 +1,56 @@
-"""Researcher URLs (under /research/)."""
+"""Researcher URLs (under /research/): people, studies, calibration rounds, adjudication, audit
+and export. Every view requires the researcher or admin role."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from annotation.views import (
+    research_adjudication as adjudication,
+)
+from annotation.views import (
+    research_people as people,
+)
+from annotation.views import (
+    research_rounds as rounds,
+)
+from annotation.views import (
+    research_studies as studies,
+)
+
+urlpatterns = [
+    path("", studies.research_home, name="research_home"),
+    path("people/", people.people, name="research_people"),
+    path("people/<int:pk>/", people.person, name="research_person"),
+    path(
+        "people/<int:pk>/deactivate/", people.person_deactivate, name="research_person_deactivate"
+    ),
+    path(
+        "people/<int:pk>/reactivate/", people.person_reactivate, name="research_person_reactivate"
+    ),
+    path("people/<int:pk>/link/", people.person_new_link, name="research_person_link"),
+    path("studies/", studies.study_list, name="research_studies"),
+    path("studies/new/", studies.study_new, name="research_study_new"),
+    path("studies/preview/", studies.study_preview, name="research_study_preview"),
+    path("studies/<int:pk>/", studies.study_detail, name="research_study"),
+    path("studies/<int:pk>/status/", studies.study_status, name="research_study_status"),
+    path("studies/<int:pk>/export.csv", studies.study_export, name="research_study_export"),
+    path("studies/<int:pk>/report/", rounds.round_report, name="research_round_report"),
+    path("studies/<int:pk>/references/", rounds.references, name="research_references"),
+    path(
+        "studies/<int:pk>/adjudication/",
+        adjudication.adjudication_queue,
+        name="research_adjudication",
+    ),
+    path(
+        "studies/<int:pk>/adjudication/<int:item_pk>/<slug:dimension>/",
+        adjudication.adjudicate,
+        name="research_adjudicate",
+    ),
+    path("rounds/new/", rounds.round_new, name="research_round_new"),
+    path("items/<int:pk>/audit/", studies.item_audit, name="research_item_audit"),
+    path("items/<int:pk>/reference/", rounds.item_reference, name="research_item_reference"),
+    path(
+        "items/<int:pk>/conversation/",
+        adjudication.item_conversation,
+        name="research_item_conversation",
+    ),
+]

@@ -28,7 +28,7 @@ class ToolCard:
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    anchor: str  # "turn-5"; "system" for the system prompt
+    anchor: str  # "turn-5"; "system" for the system prompt; "" for tool calls without words
     number: int
     speaker: str  # "user", "agent" or "system"
     text: str
@@ -48,7 +48,8 @@ class Transcript:
     def anchors(self) -> frozenset[str]:
         """Every place a comment may point to."""
         return frozenset(
-            [turn.anchor for turn in self.turns] + [card.anchor for card in self.tool_cards]
+            [turn.anchor for turn in self.turns if turn.anchor]
+            + [card.anchor for card in self.tool_cards]
         )
 
 
@@ -74,6 +75,9 @@ def transcript_of(
             continue
         if speaker == "system":
             turns.append(Turn("system", 0, speaker, text))
+            continue
+        if not text:  # tool calls only: no bubble to number; each card has its own anchor
+            turns.append(Turn("", 0, speaker, text, tuple(cards)))
             continue
         turns_seen += 1
         turns.append(Turn(f"turn-{turns_seen}", turns_seen, speaker, text, tuple(cards)))

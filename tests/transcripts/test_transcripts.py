@@ -96,6 +96,14 @@ def test_system_prompt_can_be_left_out_and_unanswered_calls_say_so():
     assert {card.status for card in transcript.tool_cards} == {"no result"}
 
 
+def test_tool_calls_without_words_take_no_turn_number():
+    messages = conversation()
+    messages[2]["content"] = ""
+    transcript = transcript_of(messages)
+    assert [t.anchor for t in transcript.turns] == ["system", "turn-1", "", "turn-2", "turn-3"]
+    assert "" not in transcript.anchors and {"t1", "t2"} <= transcript.anchors
+
+
 def test_long_values_are_collapsed():
     messages = conversation()
     messages[3]["content"] = json.dumps({"text": "x" * (LONG_TEXT + 1)})

@@ -60,7 +60,7 @@ def test_no_title_contains_markup(client, admin_user, clinician, pages):
         checked += 1
     assert checked == len(pages)
     client.force_login(clinician)
-    [title] = TITLE.findall(client.get(reverse("home")).content.decode())
+    [title] = TITLE.findall(client.get(reverse("home"), follow=True).content.decode())
     assert "<" not in title
 
 

@@ -1,0 +1,282 @@
+"""Adjudication and references: where clinicians disagree, a researcher decides, and what the
+decisions add up to can become the reference of the next calibration round.
+
+The queue holds every (item, dimension) whose clinicians' current scores spread by the
+study's threshold or more (`calibration.disagreements`). What it returns names clinicians by
+their pseudonymous code and carries nothing about the model or run: an adjudicator who knows
+which model wrote a conversation judges the model, not the conversation.
+
+Nothing is overwritten: a new decision is a new Adjudication row and the newest per item and
+dimension is the consensus; every decision and every reference change writes an audit row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+
+from annotation import audit
+from annotation.calibration import SCORES, disagreements
+from annotation.models import Adjudication, Assignment, Item, Study, Submission
+from annotation.reviewing import ReviewMaterial, material_for
+from jury.rubric import Level, Rubric, cached_rubric
+
+MAX_REASON = 4000
+
+
+class AdjudicationError(ValueError):
+    """A decision or reference the server will not store; the message says why."""
+
+
+@dataclass(frozen=True)
+class Opinion:
+    clinician: str  # pseudonymous code
+    score: int | None  # None: not applicable
+    why: str
+    flags: tuple[str, ...]
+    version: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    score: int | None
+    reason: str
+    decided_by: str
+    decided_at: datetime
+
+
+@dataclass(frozen=True)
+class Dispute:
+    item_id: int
+    dimension: str
+    label: str
+    opinions: tuple[Opinion, ...]
+    decision: Decision | None
+    levels: tuple[Level, ...] = ()  # the rubric's anchors, to decide against
+
+    @property
+    def spread(self) -> int:
+        numeric = [o.score for o in self.opinions if o.score is not None]
+        return max(numeric) - min(numeric) if numeric else 0
+
+
+def rubric_of(study: Study) -> Rubric:
+    return cached_rubric(study.rubric_name, study.rubric_version)
+
+
+def current_submissions(study: Study, item_ids=None) -> dict[int, list[dict]]:
+    """Item id → each clinician's current submission (code, scores, justifications, flags)."""
+    rows = Submission.objects.filter(is_current=True, assignment__item__study=study).exclude(
+        assignment__status=Assignment.Status.WITHDRAWN
+    )
+    if item_ids is not None:
+        rows = rows.filter(assignment__item_id__in=item_ids)
+    by_item: dict[int, list[dict]] = defaultdict(list)
+    for row in rows.values(
+        "assignment__item_id",
+        "assignment__clinician__code",
+        "scores",
+        "justifications",
+        "flags",
+        "version",
+    ).order_by("assignment__item_id", "assignment__clinician__code"):
+        by_item[row["assignment__item_id"]].append(row)
+    return by_item
+
+
+def latest_decisions(study: Study, item_ids=None) -> dict[tuple[int, str], Decision]:
+    rows = Adjudication.objects.filter(item__study=study).select_related("decided_by")
+    if item_ids is not None:
+        rows = rows.filter(item_id__in=item_ids)
+    latest: dict[tuple[int, str], Decision] = {}
+    for row in rows.order_by("decided_at", "pk"):  # later rows replace earlier ones
+        latest[(row.item_id, row.dimension)] = Decision(
+            row.score, row.reason, row.decided_by.username, row.decided_at
+        )
+    return latest
+
+
+def queue(study: Study, item_ids=None) -> list[Dispute]:
+    """Disputed (item, dimension) pairs, undecided first, then by item and rubric order."""
+    rubric = rubric_of(study)
+    order = {d.key: i for i, d in enumerate(rubric.dimensions)}
+    decisions = latest_decisions(study, item_ids)
+    disputes = []
+    for item_id, rows in current_submissions(study, item_ids).items():
+        scores = {row["assignment__clinician__code"]: row["scores"] for row in rows}
+        for dimension in disagreements(scores, study.adjudication_threshold):
+            disputes.append(
+                Dispute(
+                    item_id=item_id,
+                    dimension=dimension,
+                    label=_label(rubric, dimension),
+                    levels=_levels(rubric, dimension),
+                    opinions=tuple(_opinion(row, dimension) for row in rows),
+                    decision=decisions.get((item_id, dimension)),
+                )
+            )
+    return sorted(
+        disputes,
+        key=lambda d: (d.decision is not None, d.item_id, order.get(d.dimension, len(order))),
+    )
+
+
+def _opinion(row: dict, dimension: str) -> Opinion:
+    return Opinion(
+        clinician=row["assignment__clinician__code"],
+        score=row["scores"].get(dimension),
+        why=(row["justifications"] or {}).get(dimension, ""),
+        flags=tuple(row["flags"] or ()),
+        version=row["version"],
+    )
+
+
+def _levels(rubric: Rubric, dimension: str) -> tuple[Level, ...]:
+    try:
+        return rubric.dimension(dimension).levels
+    except KeyError:
+        return ()
+
+
+def _label(rubric: Rubric, dimension: str) -> str:
+    try:
+        return rubric.dimension(dimension).label
+    except KeyError:
+        return dimension
+
+
+def material_of(item: Item) -> ReviewMaterial | None:
+    """The item as its clinicians see it (chart, story, conversation, nothing else), built
+    from any of its assignments since all share the conversation; None if nobody has one."""
+    assignment = item.assignments.select_related("item").first()
+    return material_for(assignment) if assignment else None
+
+
+def dispute_for(item: Item, dimension: str) -> Dispute | None:
+    """One entry of the queue, as it stands now (None when it is no longer disputed)."""
+    found = [d for d in queue(item.study, [item.pk]) if d.dimension == dimension]
+    return found[0] if found else None
+
+
+def decide(item: Item, dimension: str, score: int | None, reason: str, actor) -> Adjudication:
+    """Record a decision: a score 1–5 or None (not applicable), always with a reason."""
+    if dimension not in {d.key for d in rubric_of(item.study).dimensions}:
+        raise _unknown(dimension)
+    if score is not None and score not in SCORES:
+        raise AdjudicationError("Choose a score from 1 to 5, or not applicable.")
+    if not reason.strip():
+        raise AdjudicationError("Give the reason for the decision.")
+    with transaction.atomic():
+        decision = Adjudication.objects.create(
+            item=item,
+            dimension=dimension,
+            score=score,
+            reason=reason.strip()[:MAX_REASON],
+            decided_by=actor,
+        )
+        audit.record(actor, "adjudicated", item=item, dimension=dimension, score=score)
+    return decision
+
+
+def _unknown(dimension: str) -> AdjudicationError:
+    return AdjudicationError(f"The rubric has no dimension {dimension!r}.")
+
+
+# --- references: what a calibration round is scored against ------------------------------
+
+
+def set_reference(item: Item, reference: dict[str, dict], actor) -> None:
+    """Replace the item's reference: dimension → {"score": 1..5 or None, "why": text}."""
+    keys = {d.key for d in rubric_of(item.study).scored}
+    for dimension, entry in reference.items():
+        if dimension not in keys:
+            raise _unknown(dimension)
+        if entry.get("score") is not None and entry["score"] not in SCORES:
+            raise AdjudicationError(f"{dimension}: a reference score is 1 to 5 or N/A.")
+    item.reference = reference or None
+    item.save(update_fields=["reference"])
+    audit.record(
+        actor,
+        "reference_set",
+        item=item,
+        scores={dim: entry.get("score") for dim, entry in reference.items()},
+    )
+
+
+def consensus(study: Study) -> dict[int, dict[str, dict]]:
+    """Item id → dimension → {"score", "why"}: the newest adjudication where there is one;
+    else, where the clinicians did not dispute the dimension, the mean of their numeric
+    scores rounded half up (2.5 → 3, never to even), or not applicable when all said so.
+    A dispute nobody has decided yet gives no consensus on that dimension."""
+    rubric = rubric_of(study)
+    decisions = latest_decisions(study)
+    result: dict[int, dict[str, dict]] = {}
+    for item_id, rows in current_submissions(study).items():
+        scores = {row["assignment__clinician__code"]: row["scores"] for row in rows}
+        disputed = set(disagreements(scores, study.adjudication_threshold))
+        entries = {}
+        for dimension in (d.key for d in rubric.scored):
+            decision = decisions.get((item_id, dimension))
+            if decision is not None:
+                entries[dimension] = {"score": decision.score, "why": decision.reason}
+            elif dimension not in disputed:
+                agreed = _agreed(dimension, scores)
+                if agreed is not None:
+                    entries[dimension] = agreed
+        if entries:
+            result[item_id] = entries
+    return result
+
+
+def _agreed(dimension: str, scores: dict[str, dict]) -> dict | None:
+    given = {code: s[dimension] for code, s in scores.items() if dimension in s}
+    if not given:
+        return None
+    numeric = [v for v in given.values() if v is not None]
+    codes = ", ".join(sorted(given))
+    if not numeric:
+        return {"score": None, "why": f"Not applicable for every clinician ({codes})."}
+    mean = sum(numeric) / len(numeric)
+    return {
+        "score": math.floor(mean + 0.5),
+        "why": f"Consensus of {codes}: " + ", ".join(str(v) for v in numeric) + ".",
+    }
+
+
+def adopt_consensus(target: Study, source: Study, actor) -> int:
+    """Give the target's items the consensus of the same conversations in `source` as their
+    reference. Returns how many items got one."""
+    agreed = consensus(source)
+    by_trace = dict(Item.objects.filter(study=source).values_list("trace_id", "pk"))
+    adopted = 0
+    with transaction.atomic():
+        for item in Item.objects.filter(study=target).select_related("study"):
+            reference = agreed.get(by_trace.get(item.trace_id, -1))
+            if reference:
+                set_reference(item, reference, actor)
+                adopted += 1
+        audit.record(actor, "consensus_adopted", study=target, source=source.pk, items=adopted)
+    return adopted
+
+
+def reference_dimensions(study: Study) -> list[str]:
+    """The scored dimensions a round's reference needs: those of the tracks it covers."""
+    tracks = set(study.overlap or {}) or {"clinical", "operations"}
+    return [d.key for d in rubric_of(study).scored if d.track in tracks]
+
+
+def reference_gaps(study: Study) -> dict[int, list[str]]:
+    """Item id → dimensions still without a reference (empty list: complete), over the items
+    that need one: every item of a round, the hidden reference items of a study."""
+    keys = reference_dimensions(study)
+    items = Item.objects.filter(study=study)
+    if not study.is_calibration:
+        items = items.filter(is_reference=True)
+    return {
+        pk: [k for k in keys if k not in (reference or {})]
+        for pk, reference in items.values_list("pk", "reference")
+    }

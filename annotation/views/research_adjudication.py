@@ -1,0 +1,94 @@
+"""Adjudication (researchers and admins): the queue of disputed scores and the decisions.
+
+These pages are blinded like a clinician's, on purpose: no model, run or automatic check
+appears on them or on the conversation page they link to, so a decision rests on the
+conversation and the clinicians' reasons alone. Clinicians appear by pseudonymous code.
+Each dispute is the page's `#dispute` partial; deciding swaps just that piece (htmx) or, without
+JavaScript, posts and comes back to the same place.
+"""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation import adjudication
+from annotation.models import Item, Study
+from annotation.views.research_forms import DecisionForm
+from patientagentbench.roles import STAFF_ROLES, role_required
+
+
+@role_required(*STAFF_ROLES)
+def adjudication_queue(request, pk):
+    study = get_object_or_404(Study, pk=pk)
+    disputes = adjudication.queue(study)
+    return render(
+        request,
+        "annotation/research/adjudication.html",
+        {"study": study, "items": _by_item(disputes), **_counts(disputes)},
+    )
+
+
+def _counts(disputes) -> dict:
+    return {
+        "undecided": sum(1 for d in disputes if d.decision is None),
+        "disputed_items": len({d.item_id for d in disputes}),
+    }
+
+
+def _by_item(disputes, bound=None) -> list[tuple[int, list]]:
+    """Items with something left to decide first; each item's disputes in rubric order.
+    `bound` is a form the researcher just sent with errors, shown in its place."""
+    items: dict[int, list] = {}
+    for d in disputes:
+        form = bound if bound is not None and bound.prefix == _prefix(d) else _form(d)
+        items.setdefault(d.item_id, []).append((d, form))
+    return sorted(items.items(), key=lambda kv: (all(d.decision for d, _ in kv[1]), kv[0]))
+
+
+def _prefix(dispute) -> str:
+    return f"d{dispute.item_id}-{dispute.dimension}"
+
+
+def _form(dispute, data=None) -> DecisionForm:
+    return DecisionForm(data, prefix=_prefix(dispute))
+
+
+@role_required(*STAFF_ROLES)
+@require_POST
+def adjudicate(request, pk, item_pk, dimension):
+    item = get_object_or_404(Item.objects.select_related("study"), pk=item_pk, study_id=pk)
+    dispute = adjudication.dispute_for(item, dimension)
+    if dispute is None:
+        messages.error(request, f"Item {item.pk} is no longer disputed on {dimension}.")
+        return redirect("research_adjudication", pk=pk)
+    form = _form(dispute, request.POST)
+    if form.is_valid():
+        adjudication.decide(
+            item, dimension, form.decided_score(), form.cleaned_data["reason"], request.user
+        )
+        if not request.htmx:
+            messages.success(request, f"Decided item {item.pk}, {dispute.label}.")
+            anchor = f"#dispute-{item.pk}-{dimension}"
+            return redirect(reverse("research_adjudication", args=[pk]) + anchor)
+        dispute = adjudication.dispute_for(item, dimension)
+        form = _form(dispute)
+    disputes = adjudication.queue(item.study)
+    context = {"study": item.study, **_counts(disputes)}
+    if request.htmx:
+        # The decided dispute, and the page's count of what is left (out of band).
+        context.update(dispute=dispute, form=form, oob=True)
+        return render(request, "annotation/research/adjudication.html#dispute", context)
+    context["items"] = _by_item(disputes, bound=form)
+    return render(request, "annotation/research/adjudication.html", context)
+
+
+@role_required(*STAFF_ROLES)
+def item_conversation(request, pk):
+    """The item as its clinicians saw it: chart, story, conversation; nothing else."""
+    item = get_object_or_404(Item.objects.select_related("study"), pk=pk)
+    return render(
+        request,
+        "annotation/research/conversation.html",
+        {"item": item, "material": adjudication.material_of(item)},
+    )

@@ -1,0 +1,347 @@
+"""The researcher's forms: which conversations (the sampler's filters), who scores them, and
+how (overlap, references, thresholds), plus people and decisions.
+
+Conversations are held out both ways: a study never samples a conversation used in a
+calibration round (clinicians have seen its reference), and a round never samples one from a
+study (its reference would leak into the study's scores).
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.db.models import Count, Q
+
+from annotation.models import Assignment, Clinician, Study
+from annotation.sampling import Sample
+from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
+from patientagentbench.models import Run, Task, Trace
+
+FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
+NOT_APPLICABLE = "na"
+CHOICES = forms.CheckboxSelectMultiple(attrs={"class": "choices"})
+SCORE_CHOICES = [(str(s), str(s)) for s in range(1, 6)] + [(NOT_APPLICABLE, "N/A")]
+
+
+def pool(kind: str, run_ids=None):
+    """Finished conversations this kind of study may sample (see the module's docstring)."""
+    other = Study.Kind.CALIBRATION if kind == Study.Kind.STUDY else Study.Kind.STUDY
+    return reviewable_traces(run_ids).exclude(review_items__study__kind=other)
+
+
+def _runs_with_conversations():
+    done = Q(traces__status=Trace.Status.DONE, traces__task__case__isnull=False)
+    return (
+        Run.objects.select_related("suite")
+        .annotate(n_conversations=Count("traces", filter=done))
+        .filter(n_conversations__gt=0)
+        .order_by("-pk")
+    )
+
+
+class RunChoice(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, run):
+        label = f" · {run.label}" if run.label else ""
+        return f"Run {run.pk} · {run.suite.name}{label} · {run.n_conversations} conversations"
+
+
+class ClinicianChoice(forms.ModelMultipleChoiceField):
+    """Pseudonymous: code, track and current open load; names stay on the People page."""
+
+    def label_from_instance(self, clinician):
+        return f"{clinician.code} · {clinician.track} · {clinician.n_open} open"
+
+
+def active_clinicians():
+    return (
+        Clinician.objects.filter(user__is_active=True)
+        .annotate(n_open=Count("assignments", filter=Q(assignments__status=Assignment.Status.OPEN)))
+        .order_by("code")
+    )
+
+
+class SampleForm(forms.Form):
+    """What the sampler draws from; also the preview's input."""
+
+    kind = Study.Kind.STUDY
+
+    runs = RunChoice(
+        queryset=Run.objects.none(),
+        required=False,
+        widget=CHOICES,
+        help_text="Runs with finished patient conversations. None ticked: every such run.",
+    )
+    n_items = forms.IntegerField(label="Number of conversations", min_value=1, max_value=5000)
+    seed = forms.IntegerField(
+        initial=1, help_text="The same seed and filters give the same sample."
+    )
+    models = forms.MultipleChoiceField(
+        required=False, widget=CHOICES, help_text="None ticked: every model."
+    )
+    category = forms.MultipleChoiceField(
+        required=False, widget=CHOICES, help_text="None ticked: every category."
+    )
+    subtask = forms.MultipleChoiceField(
+        required=False, widget=CHOICES, help_text="None ticked: every subtask."
+    )
+    severity = forms.MultipleChoiceField(
+        required=False, widget=CHOICES, help_text="None ticked: every severity."
+    )
+    outcome = forms.ChoiceField(
+        required=False,
+        label="Automatic outcome",
+        choices=[("", "Any"), ("passed", "Passed the checks"), ("failed", "Failed the checks")],
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].queryset = _runs_with_conversations()
+        traces = pool(self.kind)
+        models = set(traces.values_list("model_name", flat=True).order_by().distinct())
+        self.fields["models"].choices = [(m, m) for m in sorted(models)]
+        values = _attribute_values(traces)
+        for name in FILTERED_ATTRIBUTES:
+            self.fields[name].choices = [(v, v.replace("_", " ")) for v in values[name]]
+
+    def sample(self) -> Sample:
+        data = self.cleaned_data
+        run_ids = [run.pk for run in data["runs"]] or None
+        attributes = {name: data[name] for name in FILTERED_ATTRIBUTES if data.get(name)}
+        return sample_for(
+            pool(self.kind, run_ids),
+            data["n_items"],
+            data["seed"],
+            models=data["models"] or None,
+            attributes=attributes or None,
+            outcome=data["outcome"] or None,
+        )
+
+
+def _attribute_values(traces) -> dict[str, list[str]]:
+    tasks = Task.objects.filter(pk__in=traces.values("task_id"))
+    values: dict[str, set[str]] = {name: set() for name in BREAKDOWN}
+    for attributes in tasks.values_list("attributes", flat=True):
+        for name in BREAKDOWN:
+            if (attributes or {}).get(name) is not None:
+                values[name].add(str(attributes[name]))
+    return {name: sorted(found) for name, found in values.items()}
+
+
+class StudyForm(SampleForm):
+    name = forms.CharField(max_length=200)
+    overlap_clinical = forms.IntegerField(
+        label="Clinical clinicians per item", min_value=0, max_value=20, initial=2
+    )
+    overlap_operations = forms.IntegerField(
+        label="Operations clinicians per item", min_value=0, max_value=20, initial=2
+    )
+    reference_percent = forms.IntegerField(
+        label="Hidden reference items (%)",
+        min_value=0,
+        max_value=100,
+        initial=0,
+        help_text="A seeded share of the items doubles as reference items, to watch for drift.",
+    )
+    clinicians = ClinicianChoice(queryset=Clinician.objects.none(), widget=CHOICES)
+    require_calibration = forms.BooleanField(
+        required=False, help_text="Clinicians start only after passing a calibration round."
+    )
+    adjudication_threshold = forms.IntegerField(
+        min_value=1,
+        max_value=4,
+        initial=2,
+        help_text="Scores this far apart on one dimension send the item to adjudication.",
+    )
+    instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+    field_order = ["name", "runs", "n_items", "seed", "models", *FILTERED_ATTRIBUTES, "outcome"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["clinicians"].queryset = active_clinicians()
+
+    def clean(self):
+        data = super().clean()
+        if not (data.get("overlap_clinical") or data.get("overlap_operations")):
+            raise forms.ValidationError(
+                "Set at least one track's clinicians per item to 1 or more."
+            )
+        return data
+
+    def overlap(self) -> dict[str, int]:
+        return {
+            "clinical": self.cleaned_data["overlap_clinical"],
+            "operations": self.cleaned_data["overlap_operations"],
+        }
+
+
+class RoundForm(SampleForm):
+    """A calibration round: every chosen clinician scores every item."""
+
+    kind = Study.Kind.CALIBRATION
+
+    SOURCES = [
+        ("sample", "The sampler (filters below)"),
+        ("explicit", "These conversations (trace ids)"),
+        ("round", "The conversations of an earlier round, with its consensus as reference"),
+    ]
+
+    name = forms.CharField(max_length=200)
+    source = forms.ChoiceField(
+        choices=SOURCES, initial="sample", widget=forms.RadioSelect(attrs={"class": "inline"})
+    )
+    trace_ids = forms.CharField(
+        required=False,
+        label="Trace ids",
+        help_text="Comma- or space-separated ids of finished patient conversations.",
+    )
+    source_round = forms.ModelChoiceField(
+        queryset=Study.objects.none(),
+        required=False,
+        label="Earlier round",
+        help_text="Its conversations, with the consensus as reference scores.",
+    )
+    clinicians = ClinicianChoice(queryset=Clinician.objects.none(), widget=CHOICES)
+    feedback = forms.ChoiceField(choices=Study.Feedback.choices, initial=Study.Feedback.IMMEDIATE)
+    min_exact = forms.FloatField(
+        label="Minimum exact agreement", min_value=0, max_value=1, initial=0.5
+    )
+    min_adjacent = forms.FloatField(
+        label="Minimum adjacent agreement (±1)", min_value=0, max_value=1, initial=0.8
+    )
+    min_alpha = forms.FloatField(
+        label="Minimum Krippendorff's alpha (ordinal)", min_value=-1, max_value=1, initial=0.4
+    )
+
+    field_order = ["name", "source", "trace_ids", "source_round", "runs", "n_items", "seed"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["clinicians"].queryset = active_clinicians()
+        self.fields["source_round"].queryset = Study.objects.filter(
+            kind=Study.Kind.CALIBRATION, items__assignments__submissions__isnull=False
+        ).distinct()
+        self.fields["n_items"].required = False
+
+    def clean_trace_ids(self) -> list[int]:
+        raw = self.cleaned_data["trace_ids"].replace(",", " ").split()
+        if not all(part.isdigit() for part in raw):
+            raise forms.ValidationError(
+                "Trace ids are whole numbers, separated by commas or spaces."
+            )
+        return sorted({int(part) for part in raw})
+
+    def clean(self):
+        data = super().clean()
+        source = data.get("source")
+        if source == "sample" and not data.get("n_items"):
+            self.add_error("n_items", "How many conversations should the sampler draw?")
+        if source == "explicit" and not data.get("trace_ids"):
+            self.add_error("trace_ids", "List the conversations' trace ids.")
+        if source == "round" and not data.get("source_round"):
+            self.add_error("source_round", "Choose the round or study to copy.")
+        return data
+
+    def chosen_traces(self) -> list[int]:
+        """The conversations of the round, by the chosen source."""
+        data = self.cleaned_data
+        if data["source"] == "explicit":
+            found = set(
+                pool(self.kind).filter(pk__in=data["trace_ids"]).values_list("pk", flat=True)
+            )
+            missing = [pk for pk in data["trace_ids"] if pk not in found]
+            if missing:
+                raise forms.ValidationError(
+                    "Not finished patient conversations, or already used in a study: "
+                    + ", ".join(map(str, missing))
+                )
+            return data["trace_ids"]
+        if data["source"] == "round":
+            return list(data["source_round"].items.values_list("trace_id", flat=True))
+        return [int(key) for key in self.sample().keys]
+
+    def overlap(self) -> dict[str, int]:
+        """Every clinician on every item, in each of their tracks."""
+        chosen = self.cleaned_data["clinicians"]
+        return {
+            track: sum(track in c.tracks for c in chosen) for track in ("clinical", "operations")
+        }
+
+
+class InviteForm(forms.Form):
+    email = forms.EmailField()
+    name = forms.CharField(max_length=150)
+    track = forms.ChoiceField(choices=Clinician.Track.choices)
+    specialty = forms.CharField(max_length=120, required=False)
+    years = forms.IntegerField(label="Years in practice", min_value=0, max_value=70, required=False)
+
+
+class ProfileForm(forms.Form):
+    name = forms.CharField(max_length=150)
+    track = forms.ChoiceField(
+        choices=Clinician.Track.choices, help_text="Applies to new work; open items keep theirs."
+    )
+    specialty = forms.CharField(max_length=120, required=False)
+    years = forms.IntegerField(label="Years in practice", min_value=0, max_value=70, required=False)
+
+
+class DecisionForm(forms.Form):
+    score = forms.ChoiceField(
+        choices=SCORE_CHOICES, widget=forms.RadioSelect(attrs={"class": "scores"})
+    )
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=4000)
+
+    def decided_score(self) -> int | None:
+        raw = self.cleaned_data["score"]
+        return None if raw == NOT_APPLICABLE else int(raw)
+
+
+class ReferenceForm(forms.Form):
+    """One score (1–5 or N/A, blank = no reference yet) and rationale per scored dimension."""
+
+    def __init__(self, *args, dimensions=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.dimensions = tuple(dimensions)
+        for dimension in self.dimensions:
+            self.fields[f"score-{dimension.key}"] = forms.ChoiceField(
+                label=dimension.label,
+                required=False,
+                choices=[("", "—")] + SCORE_CHOICES,
+                widget=forms.RadioSelect(attrs={"class": "scores"}),
+            )
+            self.fields[f"why-{dimension.key}"] = forms.CharField(
+                label="Rationale",
+                required=False,
+                max_length=4000,
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
+
+    @staticmethod
+    def initial_from(reference: dict | None) -> dict:
+        initial = {}
+        for key, entry in (reference or {}).items():
+            score = entry.get("score")
+            initial[f"score-{key}"] = NOT_APPLICABLE if score is None else str(score)
+            initial[f"why-{key}"] = entry.get("why", "")
+        return initial
+
+    def clean(self):
+        data = super().clean()
+        for dimension in self.dimensions:
+            if data.get(f"why-{dimension.key}") and not data.get(f"score-{dimension.key}"):
+                self.add_error(f"score-{dimension.key}", "A rationale needs a score (or N/A).")
+        return data
+
+    def reference(self) -> dict[str, dict]:
+        data, reference = self.cleaned_data, {}
+        for dimension in self.dimensions:
+            raw = data.get(f"score-{dimension.key}")
+            if raw:
+                reference[dimension.key] = {
+                    "score": None if raw == NOT_APPLICABLE else int(raw),
+                    "why": data.get(f"why-{dimension.key}", "").strip(),
+                }
+        return reference
+
+    def rows(self):
+        """(dimension, score field, why field) for the template."""
+        return [(d, self[f"score-{d.key}"], self[f"why-{d.key}"]) for d in self.dimensions]

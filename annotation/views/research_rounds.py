@@ -1,0 +1,157 @@
+"""Calibration rounds (researchers and admins): create a round, write its reference scores (or
+adopt an earlier round's consensus), and read the round's report.
+
+A clinician passes a dimension when their own exact and adjacent agreement with the reference
+reach the round's thresholds and the round's ordinal alpha does too (`calibration`); the
+report shows each part so a researcher can see why someone did not pass.
+"""
+
+from django import forms
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from annotation import adjudication, audit
+from annotation.models import Clinician, Item, Study
+from annotation.qualification import report_for
+from annotation.studies import StudyError, StudySpec, create_study
+from annotation.views.research_forms import ReferenceForm, RoundForm
+from annotation.views.research_studies import preview_of
+from patientagentbench.roles import STAFF_ROLES, role_required
+
+
+@role_required(*STAFF_ROLES)
+def round_new(request):
+    form = RoundForm(request.POST or None, initial={"n_items": 10})
+    if request.method == "POST" and form.is_valid():
+        study = _create(request, form)
+        if study is not None:
+            return redirect("research_references", pk=study.pk)
+    return render(
+        request,
+        "annotation/research/round_new.html",
+        {"form": form, "preview": preview_of(form if form.is_bound else None)},
+    )
+
+
+def _create(request, form: RoundForm) -> Study | None:
+    data = form.cleaned_data
+    spec = StudySpec(
+        name=data["name"],
+        kind=Study.Kind.CALIBRATION,
+        seed=data["seed"],
+        overlap=form.overlap(),
+        feedback=data["feedback"],
+        min_exact=data["min_exact"],
+        min_adjacent=data["min_adjacent"],
+        min_alpha=data["min_alpha"],
+    )
+    try:
+        study = create_study(spec, form.chosen_traces(), list(data["clinicians"]), request.user)
+    except (StudyError, forms.ValidationError) as exc:
+        form.add_error(None, exc.messages if hasattr(exc, "messages") else str(exc))
+        return None
+    adopted = 0
+    if data["source"] == "round":
+        adopted = adjudication.adopt_consensus(study, data["source_round"], request.user)
+    # Clinicians would meet items with no reference to learn from: the round waits, closed,
+    # until the researcher opens it from the references page.
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
+    audit.record(request.user, "study_closed", study=study, why="waiting for references")
+    messages.success(
+        request,
+        f"Created “{study.name}”"
+        + (f"; {adopted} items took the consensus" if adopted else "")
+        + ". Write the reference scores, then open the round to its clinicians.",
+    )
+    return study
+
+
+@role_required(*STAFF_ROLES)
+def references(request, pk):
+    """The round's items and which still lack a reference; adopt an earlier consensus."""
+    study = get_object_or_404(Study, pk=pk)
+    sources = Study.objects.filter(kind=Study.Kind.CALIBRATION).exclude(pk=study.pk)
+    if request.method == "POST":
+        source = get_object_or_404(sources, pk=request.POST.get("source") or 0)
+        adopted = adjudication.adopt_consensus(study, source, request.user)
+        messages.success(request, f"{adopted} items took the consensus of “{source.name}”.")
+        return redirect("research_references", pk=study.pk)
+    gaps = adjudication.reference_gaps(study)
+    study.refresh_from_db(fields=["status"])
+    return render(
+        request,
+        "annotation/research/references.html",
+        {
+            "study": study,
+            "items": [(pk, missing) for pk, missing in sorted(gaps.items())],
+            "dimensions": len(adjudication.reference_dimensions(study)),
+            "sources": sources,
+        },
+    )
+
+
+@role_required(*STAFF_ROLES)
+def item_reference(request, pk):
+    """One item's reference: score and rationale per dimension, beside what clinicians see."""
+    item = get_object_or_404(Item.objects.select_related("study"), pk=pk)
+    wanted = adjudication.reference_dimensions(item.study)
+    dimensions = [d for d in adjudication.rubric_of(item.study).scored if d.key in wanted]
+    form = ReferenceForm(
+        request.POST or None,
+        dimensions=dimensions,
+        initial=ReferenceForm.initial_from(item.reference),
+    )
+    if request.method == "POST" and form.is_valid():
+        adjudication.set_reference(item, form.reference(), request.user)
+        messages.success(request, f"Saved the reference of item {item.pk}.")
+        return redirect(_next_without_reference(item))
+    return render(
+        request,
+        "annotation/research/reference.html",
+        {"item": item, "form": form, "material": adjudication.material_of(item)},
+    )
+
+
+def _next_without_reference(item: Item) -> str:
+    gaps = adjudication.reference_gaps(item.study)
+    later = [pk for pk, missing in sorted(gaps.items()) if missing and pk != item.pk]
+    if later:
+        return reverse("research_item_reference", args=[later[0]])
+    return reverse("research_references", args=[item.study_id])
+
+
+@role_required(*STAFF_ROLES)
+def round_report(request, pk):
+    study = get_object_or_404(Study, pk=pk)
+    report = report_for(study)
+    rubric = adjudication.rubric_of(study)
+    dimensions = [d for d in rubric.scored if d.key in report.dimensions]
+    tracks = dict(Clinician.objects.filter(code__in=report.clinicians).values_list("code", "track"))
+    rows = [
+        {
+            "code": code,
+            "track": tracks.get(code, ""),
+            "results": [results.get(d.key) for d in dimensions],
+            "passed": [d.label for d in dimensions if d.key in results and results[d.key].passed],
+            "qualified": report.passed(code, _track_dimensions(rubric, tracks.get(code, ""))),
+        }
+        for code, results in report.clinicians.items()
+    ]
+    return render(
+        request,
+        "annotation/research/report.html",
+        {
+            "study": study,
+            "report": report,
+            "dimensions": dimensions,
+            "alphas": [(d, report.dimensions[d.key]) for d in dimensions],
+            "rows": rows,
+            "gaps": sum(1 for g in adjudication.reference_gaps(study).values() if g),
+        },
+    )
+
+
+def _track_dimensions(rubric, track: str) -> list[str]:
+    tracks = set(Clinician(track=track).tracks) if track else set()
+    return [d.key for d in rubric.scored if d.track in tracks]

@@ -1,0 +1,521 @@
+/* The clinician's review page: keyboard scoring, comments anchored to a turn or tool call,
+   the quiet autosave state and time on item. htmx posts the drafts (see the form's hx-*
+   attributes); this file adds what htmx does not: the seconds the tab was really in use,
+   skipping saves that would store nothing new, retrying when the server could not be
+   reached, and a beacon with the last change when the page goes away.
+   On pages without a score form (home, feedback) Enter follows the one primary action. */
+(() => {
+  "use strict";
+
+  const form = document.getElementById("score-form");
+  const dialog = document.getElementById("keymap");
+  const rows = form ? Array.from(form.querySelectorAll(".dim")) : [];
+  const editable = !!form && form.dataset.editable === "1";
+  const autosave = !!form && form.dataset.autosave === "1";
+  const commentList = document.getElementById("comment-list");
+  const commentTemplate = document.getElementById("comment-template");
+  const thread = document.querySelector(".conversation .thread");
+  const clientError = form && form.querySelector("[data-client-error]");
+  const progressNote = form && form.querySelector("[data-progress]");
+
+  let focusIndex = 0;
+  let currentTurn = null;
+  let submitting = false;
+
+  function isTyping(el) {
+    if (!el || !el.tagName) return false;
+    if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
+    return el.tagName === "INPUT" && !["radio", "checkbox", "button", "submit", "hidden"].includes(el.type);
+  }
+
+  function followContinue() {
+    const go = document.querySelector("[data-continue]");
+    if (go) go.click();
+  }
+
+  // --- the score rows ----------------------------------------------------------------------
+
+  function chosen(row) {
+    const input = row.querySelector("input[type=radio]:checked");
+    return input ? input.value : "";
+  }
+
+  function missingRows() {
+    return rows.filter((row) => !chosen(row));
+  }
+
+  function showHint(row, level) {
+    const hint = row.querySelector(".hint");
+    if (!hint) return;
+    const value = level || chosen(row);
+    const items = row.querySelectorAll(".levels li");
+    items.forEach((li) => li.classList.toggle("chosen", li.dataset.level === chosen(row)));
+    const item = value && value !== "na" ? row.querySelector(`.levels li[data-level="${value}"]`) : null;
+    if (item) {
+      const title = item.querySelector("b").textContent;
+      hint.textContent = `${title}: ${item.textContent.slice(item.textContent.indexOf(title) + title.length).trim()}`;
+    } else if (value === "na") {
+      hint.textContent = "Not applicable.";
+    } else {
+      hint.textContent = hint.dataset.definition || "";
+    }
+  }
+
+  function setFocus(index, { scroll = true, dom = true } = {}) {
+    if (!rows.length) return;
+    focusIndex = Math.max(0, Math.min(rows.length - 1, index));
+    rows.forEach((row, i) => row.classList.toggle("focused", i === focusIndex));
+    const row = rows[focusIndex];
+    if (dom && !row.contains(document.activeElement)) row.focus({ preventScroll: true });
+    if (scroll) row.scrollIntoView({ block: "nearest" });
+    showHint(row);
+  }
+
+  function score(row, value) {
+    const input = row.querySelector(`input[type=radio][value="${value}"]`);
+    if (!input) return false;
+    input.checked = true;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    return true;
+  }
+
+  function advance() {
+    if (focusIndex < rows.length - 1) {
+      setFocus(focusIndex + 1);
+      return;
+    }
+    const missing = missingRows();
+    setFocus(missing.length ? rows.indexOf(missing[0]) : focusIndex);
+  }
+
+  // Shown under the buttons, so it never moves the button being clicked.
+  function say(message, kind = "") {
+    if (!clientError) return;
+    clientError.textContent = message;
+    clientError.hidden = !message;
+    clientError.dataset.kind = kind;
+  }
+
+  function refreshProgress() {
+    const missing = missingRows();
+    rows.forEach((row) => {
+      if (chosen(row)) row.classList.remove("missing");
+    });
+    if (progressNote) {
+      progressNote.textContent = missing.length
+        ? `${rows.length - missing.length} of ${rows.length} answered`
+        : "all answered";
+    }
+    if (!missing.length && clientError && clientError.dataset.kind === "missing") say("");
+  }
+
+  function demandMissing() {
+    const missing = missingRows();
+    if (!missing.length) return false;
+    missing.forEach((row) => row.classList.add("missing"));
+    const names = missing.map((row) => row.querySelector(".dim-label").textContent.trim());
+    say(`Score every dimension, or mark it N/A, before submitting: ${names.join(", ")}.`, "missing");
+    setFocus(rows.indexOf(missing[0]));
+    return true;
+  }
+
+  function enter() {
+    if (!editable) {
+      followContinue();
+      return;
+    }
+    if (demandMissing()) return;
+    form.requestSubmit();
+  }
+
+  // --- comments on a turn or tool call -----------------------------------------------------
+
+  function labelFor(el) {
+    if (el.classList.contains("toolcard")) {
+      const name = el.querySelector("header b");
+      return `${el.id} · ${name ? name.textContent.trim() : "tool call"}`;
+    }
+    const number = el.id.replace("turn-", "");
+    const who = el.classList.contains("agent")
+      ? "Agent"
+      : (el.querySelector(".who") || el).textContent.split("·")[0].trim();
+    return `turn ${number} · ${who}`;
+  }
+
+  function setCurrent(el) {
+    if (currentTurn) currentTurn.classList.remove("current");
+    currentTurn = el;
+    if (el) el.classList.add("current");
+  }
+
+  function turnAtTop() {
+    const bar = document.querySelector(".review-bar");
+    const top = bar ? bar.getBoundingClientRect().bottom : 0;
+    const pieces = thread ? thread.querySelectorAll(".turn[id], .toolcard[id]") : [];
+    for (const piece of pieces) {
+      if (piece.getBoundingClientRect().bottom > top + 8) return piece;
+    }
+    return pieces[0] || null;
+  }
+
+  function markCommented() {
+    if (!thread || !commentList) return;
+    const anchors = new Set(
+      Array.from(commentList.querySelectorAll(".comment")).map((box) => box.dataset.anchor)
+    );
+    thread.querySelectorAll(".turn[id], .toolcard[id]").forEach((el) => {
+      el.classList.toggle("has-comment", anchors.has(el.id));
+    });
+  }
+
+  function addComment(el) {
+    if (!el || !editable || !commentTemplate) return;
+    setCurrent(el);
+    let box = Array.from(commentList.querySelectorAll(".comment")).find(
+      (existing) => existing.dataset.anchor === el.id
+    );
+    if (!box) {
+      box = commentTemplate.content.firstElementChild.cloneNode(true);
+      box.dataset.anchor = el.id;
+      box.querySelector("input[name=comment-anchor]").value = el.id;
+      const link = box.querySelector(".comment-on");
+      link.href = `#${el.id}`;
+      link.textContent = labelFor(el);
+      commentList.appendChild(box);
+    }
+    markCommented();
+    const text = box.querySelector("textarea");
+    box.scrollIntoView({ block: "nearest" });
+    text.focus({ preventScroll: true });
+  }
+
+  function wireThread() {
+    if (!thread) return;
+    if (editable) {
+      thread.querySelectorAll(".turn[id], .toolcard[id]").forEach((el) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "comment-button";
+        button.dataset.action = "comment";
+        button.title = "Comment on this";
+        button.innerHTML = "Comment <kbd>c</kbd>";
+        el.appendChild(button);
+      });
+    }
+    thread.addEventListener("click", (event) => {
+      const el = event.target.closest(".turn[id], .toolcard[id]");
+      if (!el) return;
+      if (event.target.closest("[data-action=comment]")) {
+        addComment(el);
+      } else if (editable) {
+        setCurrent(el);
+      }
+    });
+    markCommented();
+  }
+
+  // --- autosave: htmx sends, this keeps the state honest -----------------------------------
+
+  let activeSeconds = 0; // visible and focused since the last stored save
+  let changes = 0; // edits made in this page
+  let savedChanges = 0; // edits the server has
+  let savedSignature = null; // the form as the server last stored it
+  let savedAt = null; // when (ms), for "saved 2 s ago"
+  let inflight = null;
+  let failing = false;
+  let retryDelay = 2000;
+  let retryTimer = null;
+
+  function signature(data) {
+    const parts = [];
+    for (const [key, value] of data.entries()) {
+      if (!["active", "nonce", "csrfmiddlewaretoken"].includes(key)) parts.push(`${key}=${value}`);
+    }
+    return parts.join("&");
+  }
+
+  function showState(text, kind) {
+    const el = document.getElementById("save-state");
+    if (!el) return;
+    el.textContent = text;
+    el.classList.toggle("failed", kind === "failed");
+    el.classList.toggle("saving", kind === "saving");
+  }
+
+  function showSaved() {
+    if (savedAt === null) return;
+    const seconds = Math.max(0, (Date.now() - savedAt) / 1000);
+    let text;
+    if (seconds < 5) text = "saved just now";
+    else if (seconds < 60) text = `saved ${Math.floor(seconds)} s ago`;
+    else if (seconds < 3600) text = `saved ${Math.floor(seconds / 60)} min ago`;
+    else text = `saved at ${new Date(savedAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+    showState(text, "");
+  }
+
+  function refresh() {
+    if (!failing && !inflight && changes <= savedChanges) showSaved();
+  }
+
+  function scheduleRetry(message) {
+    failing = true;
+    showState(message, "failed");
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => htmx.trigger(form, "retry-save"), retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 30000);
+  }
+
+  function stored(sent) {
+    activeSeconds = Math.max(0, activeSeconds - sent.seconds);
+    savedSignature = sent.signature;
+    savedChanges = Math.max(savedChanges, sent.changes);
+    savedAt = Date.now();
+    failing = false;
+    retryDelay = 2000;
+    clearTimeout(retryTimer);
+    if (changes > savedChanges) showState("unsaved changes", "saving");
+    else showSaved();
+  }
+
+  function wireAutosave() {
+    const initial = document.getElementById("save-state");
+    if (initial && initial.dataset.savedAt) savedAt = Date.parse(initial.dataset.savedAt);
+    savedSignature = signature(new FormData(form));
+    setInterval(refresh, 5000);
+    refresh();
+
+    const edited = () => {
+      changes += 1;
+      if (!inflight && !failing) showState("unsaved changes", "saving");
+    };
+    form.addEventListener("change", edited);
+    form.addEventListener("input", edited);
+
+    form.addEventListener("htmx:configRequest", (event) => {
+      if (event.detail.elt !== form) return;
+      const sig = signature(event.detail.formData);
+      if (sig === savedSignature && !failing) {
+        event.preventDefault(); // the server already has exactly this
+        savedChanges = changes;
+        refresh();
+        return;
+      }
+      inflight = { seconds: activeSeconds, signature: sig, changes };
+      event.detail.formData.set("active", String(activeSeconds));
+      if (!failing) showState("saving…", "saving");
+    });
+
+    form.addEventListener("htmx:beforeSwap", (event) => {
+      const xhr = event.detail.xhr;
+      if (xhr.responseURL && xhr.responseURL.includes("/accounts/login")) {
+        event.detail.shouldSwap = false; // logged out: the login page is not a save state
+      } else if (xhr.status === 400 || xhr.status === 409) {
+        event.detail.shouldSwap = true; // the server's reason; retrying would not help
+        event.detail.isError = false;
+      }
+    });
+
+    form.addEventListener("htmx:afterRequest", (event) => {
+      if (event.detail.elt !== form || !inflight) return;
+      const xhr = event.detail.xhr;
+      const status = xhr ? xhr.status : 0;
+      const loggedOut = !!(xhr && xhr.responseURL && xhr.responseURL.includes("/accounts/login"));
+      const sent = inflight;
+      inflight = null;
+      if (status === 200 && !loggedOut) {
+        stored(sent);
+      } else if (status === 400 || status === 409) {
+        failing = false;
+        clearTimeout(retryTimer); // the swapped-in message says why
+      } else if (loggedOut || status === 403) {
+        scheduleRetry("not saved — log in again in another tab; your answer stays here");
+      } else {
+        scheduleRetry("not saved — retrying");
+      }
+    });
+
+    window.addEventListener("online", () => {
+      if (changes > savedChanges) htmx.trigger(form, "retry-save");
+    });
+
+    // The last change of a page being closed still reaches the server.
+    window.addEventListener("pagehide", () => {
+      if (submitting || changes <= savedChanges || !navigator.sendBeacon) return;
+      const data = new FormData(form);
+      data.set("active", String(activeSeconds));
+      navigator.sendBeacon(form.getAttribute("hx-post"), data);
+    });
+    // While the server cannot be reached, leaving would lose the change: ask first.
+    window.addEventListener("beforeunload", (event) => {
+      if (!submitting && failing && changes > savedChanges) {
+        event.preventDefault();
+        event.returnValue = "";
+      }
+    });
+  }
+
+  // --- the form ----------------------------------------------------------------------------
+
+  function wireForm() {
+    if (editable) {
+      setInterval(() => {
+        if (document.visibilityState === "visible" && document.hasFocus()) activeSeconds += 1;
+      }, 1000);
+    }
+    form.addEventListener("focusin", (event) => {
+      const row = event.target.closest(".dim");
+      if (row) setFocus(rows.indexOf(row), { scroll: false, dom: false });
+    });
+    form.addEventListener("mouseover", (event) => {
+      const label = event.target.closest(".score");
+      const row = label && label.closest(".dim");
+      if (row && row.classList.contains("focused")) showHint(row, label.dataset.level);
+    });
+    form.addEventListener("mouseout", (event) => {
+      const label = event.target.closest(".score");
+      const row = label && label.closest(".dim");
+      if (row) showHint(row);
+    });
+    form.addEventListener("change", (event) => {
+      const row = event.target.closest(".dim");
+      if (row) showHint(row);
+      refreshProgress();
+    });
+    form.addEventListener("click", (event) => {
+      const remove = event.target.closest("[data-action=remove-comment]");
+      if (!remove) return;
+      remove.closest(".comment").remove();
+      markCommented();
+      form.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    form.addEventListener("submit", (event) => {
+      if (!editable) return;
+      if (submitting) {
+        event.preventDefault(); // a double click stores once anyway (nonce); send once too
+        return;
+      }
+      if (demandMissing()) {
+        event.preventDefault();
+        return;
+      }
+      const reason = form.querySelector("textarea[name=reason]");
+      if (reason && !reason.value.trim()) {
+        event.preventDefault();
+        say("Say why you are revising.");
+        reason.focus();
+        return;
+      }
+      submitting = true;
+      form.querySelector("input[name=active]").value = String(activeSeconds);
+    });
+    const missing = missingRows();
+    setFocus(missing.length && missing.length < rows.length ? rows.indexOf(missing[0]) : 0, {
+      scroll: false,
+      dom: false,
+    });
+    const marked = rows.find((row) => row.classList.contains("missing"));
+    if (marked) setFocus(rows.indexOf(marked), { scroll: true, dom: true });
+    refreshProgress();
+  }
+
+  // --- the key map -------------------------------------------------------------------------
+
+  function openKeymap() {
+    if (!dialog) return;
+    const holder = dialog.querySelector("[data-keymap-levels]");
+    if (holder) {
+      holder.replaceChildren();
+      const row = rows[focusIndex];
+      const levels = row && row.querySelector(".levels ol");
+      if (levels) {
+        const title = document.createElement("h3");
+        title.textContent = `Levels of ${row.querySelector(".dim-label").textContent}`;
+        holder.append(title, levels.cloneNode(true));
+      }
+    }
+    dialog.showModal();
+    dialog.focus(); // start at the top, not at the Close button below the anchors
+    dialog.scrollTop = 0;
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-action=keymap]")) openKeymap();
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+    const target = event.target;
+    if (isTyping(target)) {
+      if (event.key === "Escape" && rows.length) {
+        target.blur();
+        setFocus(focusIndex);
+      }
+      return;
+    }
+    if (dialog && dialog.open) {
+      if (event.key === "?") {
+        event.preventDefault();
+        dialog.close();
+      }
+      return;
+    }
+    if (event.key === "?") {
+      event.preventDefault();
+      openKeymap();
+      return;
+    }
+    if (event.key === "Enter") {
+      if (target.closest && target.closest("a, button, summary")) return; // their own Enter
+      event.preventDefault();
+      if (form) enter();
+      else followContinue();
+      return;
+    }
+    if (!rows.length) return;
+    const row = rows[focusIndex];
+    switch (event.key) {
+      case "1":
+      case "2":
+      case "3":
+      case "4":
+      case "5":
+        if (!editable) return;
+        event.preventDefault();
+        if (score(row, event.key)) advance();
+        break;
+      case "n":
+      case "N":
+        if (!editable) return;
+        event.preventDefault();
+        if (row.dataset.scored === "1") {
+          score(row, "na");
+          advance();
+        } else {
+          say("Realism takes a score from 1 to 5; it has no N/A.");
+        }
+        break;
+      case "j":
+      case "ArrowDown":
+        event.preventDefault();
+        setFocus(focusIndex + 1);
+        break;
+      case "k":
+      case "ArrowUp":
+        event.preventDefault();
+        setFocus(focusIndex - 1);
+        break;
+      case "c":
+        if (!editable) return;
+        event.preventDefault();
+        addComment(currentTurn || turnAtTop());
+        break;
+      default:
+    }
+  });
+
+  if (form) {
+    wireForm();
+    wireThread();
+    if (autosave && editable && window.htmx) wireAutosave();
+  }
+})();
