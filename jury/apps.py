@@ -5,3 +5,8 @@ class JuryConfig(AppConfig):
     name = "jury"
     verbose_name = "LLM jury"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Registers the scoring task with Celery, so a worker that loads Django runs judge
+        # jobs; the pipeline's settings never name the jury (it never imports it).
+        from jury import scoring  # noqa: F401

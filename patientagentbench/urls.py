@@ -38,6 +38,7 @@ urlpatterns = [
     path("case-sets/<int:pk>/cases/<int:task_pk>/", case_sets.case_detail, name="case_detail"),
     path("review/", include("annotation.urls_review")),
     path("research/", include("annotation.urls_research")),
+    path("jury/", include("jury.urls")),
     path("healthz", home.healthz, name="healthz"),
     path("django-admin/", admin.site.urls),
 ]

@@ -81,7 +81,7 @@ def test_clinician_sees_only_their_review_page(
     page, live_server, clinician, office_suite, sim_models
 ):
     log_in(page, live_server, clinician.username)
-    expect(page.locator("h1")).to_have_text("My reviews")
+    expect(page.locator("h1")).to_have_text("Your reviews")
     content = page.content()
     assert "sim-steady" not in content and "Runs" not in content
     screenshot(page, "clinician-home")

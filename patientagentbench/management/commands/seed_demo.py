@@ -48,6 +48,8 @@ class Command(BaseCommand):
         if apps.is_installed("annotation"):
             # By name, not by import: the pipeline never imports the review app.
             call_command("seed_review_demo", stdout=self.stdout)
+        if apps.is_installed("jury"):
+            call_command("seed_jury_demo", stdout=self.stdout)
         self.stdout.write(
             f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
             f"(password: {password if not options['password'] else 'as given'})"

@@ -1,0 +1,108 @@
+"""Scores as one flat table, one row per rating (DESIGN §8), in CSV or Parquet.
+
+Columns: `conversation` (the trace id, the key the clinicians' export uses too),
+`rater_kind` (`jury`: a panel's verdict; `judge`: one judge's answer), `rater` (the panel or
+judge name), `dimension`, `score` (empty unless scored; a panel's score may be a fraction,
+the mean of its judges), `status` (`ok`, `not_applicable`, `unparseable`, `error`),
+`rubric_version`, `repetition`.
+
+A panel verdict without a usable judge has no score; its status is `not_applicable` when
+every judge said so, else the worse failure (`verdicts.panel_status`).
+
+Clinicians' scores (`rater_kind` `clinician`) are written by the review app's export
+(`export_study`): the jury never imports the review app (DESIGN §2), so it cannot read them.
+Only each panel's current versions are written, as the pages show them.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from jury.models import Panel
+from jury.verdicts import conversation_verdicts, panel_status
+
+COLUMNS = (
+    "conversation",
+    "rater_kind",
+    "rater",
+    "dimension",
+    "score",
+    "status",
+    "rubric_version",
+    "repetition",
+)
+FORMATS = ("csv", "parquet")
+
+
+def score_rows(panels: Iterable[Panel] | None = None, run_id: int | None = None) -> Iterator[dict]:
+    panels = list(panels) if panels is not None else list(Panel.objects.all())
+    for panel in panels:
+        for conversation in conversation_verdicts(panel, run=run_id):
+            for verdict in conversation.dimensions:
+                yield _jury_row(panel, conversation, verdict)
+                for answer in verdict.answers:
+                    yield {
+                        "conversation": conversation.trace_id,
+                        "rater_kind": "judge",
+                        "rater": answer.judge,
+                        "dimension": verdict.dimension,
+                        "score": answer.score,
+                        "status": answer.status,
+                        "rubric_version": answer.rubric_version,
+                        "repetition": answer.repetition,
+                    }
+
+
+def _jury_row(panel: Panel, conversation, verdict) -> dict:
+    score = verdict.panel.score
+    return {
+        "conversation": conversation.trace_id,
+        "rater_kind": "jury",
+        "rater": panel.name,
+        "dimension": verdict.dimension,
+        "score": None if score is None else round(score, 4),
+        "status": "ok" if score is not None else panel_status(verdict.panel.n_excluded),
+        "rubric_version": verdict.answers[0].rubric_version if verdict.answers else "",
+        "repetition": conversation.repetition,
+    }
+
+
+def write_scores(path: Path, fmt: str, rows: Iterable[dict]) -> int:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    return write_csv(path, rows) if fmt == "csv" else write_parquet(path, rows)
+
+
+def write_csv(path: Path, rows: Iterable[dict]) -> int:
+    count = 0
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if row[k] is None else row[k] for k in COLUMNS})
+            count += 1
+    return count
+
+
+def write_parquet(path: Path, rows: Iterable[dict]) -> int:
+    import pyarrow as pa  # imported here: only this export needs it
+    import pyarrow.parquet as pq
+
+    rows = list(rows)
+    schema = pa.schema(
+        [
+            ("conversation", pa.int64()),
+            ("rater_kind", pa.string()),
+            ("rater", pa.string()),
+            ("dimension", pa.string()),
+            ("score", pa.float64()),  # null unless scored
+            ("status", pa.string()),
+            ("rubric_version", pa.string()),
+            ("repetition", pa.int32()),
+        ]
+    )
+    table = pa.Table.from_pylist(rows, schema=schema)
+    pq.write_table(table, path)
+    return len(rows)

@@ -1,0 +1,100 @@
+"""Forms for judges, panels and launching a scoring; the commands use them too, so a rule
+(a panel needs a judge, an imported panel never scores) holds on every path."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import forms
+
+from jury.models import Judge, Panel
+from jury.prompts import JUDGE_PROMPT_VERSION
+from jury.rubric import available_versions
+from jury.verdicts import IMPORTED_VERSION
+from patientagentbench.models import ModelConfig
+
+MAX_REPEAT = 10
+
+
+class JudgeForm(forms.ModelForm):
+    class Meta:
+        model = Judge
+        fields = ["name", "model", "prompt_version", "temperature"]
+        help_texts = {
+            "model": "Any model config; simulated ones judge offline and are labelled so.",
+            "prompt_version": (
+                "Recorded with every verdict. Change it when the judge's prompt changes: "
+                "verdicts of the old version stay, and the consistency page compares the two."
+            ),
+            "temperature": "0 for the most repeatable verdicts.",
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["model"].queryset = ModelConfig.objects.enabled()
+        if not self.instance.pk:
+            self.initial.setdefault("prompt_version", JUDGE_PROMPT_VERSION)
+            self.initial.setdefault("temperature", 0.0)
+
+    def clean_temperature(self) -> float:
+        value = self.cleaned_data["temperature"]
+        if not 0 <= value <= 2:
+            raise forms.ValidationError("Between 0 and 2.")
+        return value
+
+
+class PanelForm(forms.ModelForm):
+    judges = forms.ModelMultipleChoiceField(
+        queryset=Judge.objects.exclude(prompt_version=IMPORTED_VERSION).select_related("model"),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="One call per dimension per judge.",
+    )
+    rubric_version = forms.ChoiceField(choices=())
+
+    class Meta:
+        model = Panel
+        fields = ["name", "judges", "aggregation", "rubric_version"]
+        help_texts = {
+            "aggregation": (
+                "How the judges' scores become the panel's verdict: mean or median (passes at "
+                "≥ 3), or a majority of judges passing."
+            )
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        versions = [str(v) for v in available_versions()] or ["1"]
+        self.fields["rubric_version"].choices = [(v, f"v{v}") for v in reversed(versions)]
+        self.fields["judges"].label_from_instance = judge_label
+
+
+def judge_label(judge: Judge) -> str:
+    simulated = " [simulated]" if judge.model.is_simulated else ""
+    return (
+        f"{judge.name} — {judge.model.name}{simulated}, prompt v{judge.prompt_version}, "
+        f"T={judge.temperature:g}"
+    )
+
+
+class LaunchForm(forms.Form):
+    panel = forms.ModelChoiceField(queryset=Panel.objects.filter(imported=False))
+    repeat = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_REPEAT,
+        initial=1,
+        label="Repeat (K)",
+        help_text="Score each conversation K times per judge; K ≥ 2 measures judge consistency.",
+    )
+    spend_limit = forms.DecimalField(
+        required=False,
+        min_value=Decimal(0),
+        decimal_places=4,
+        label="Spend limit (USD)",
+        help_text="Scoring stops when reached; leave empty for none.",
+    )
+
+
+class ResumeForm(forms.Form):
+    spend_limit = forms.DecimalField(
+        required=False, min_value=Decimal(0), decimal_places=4, label="New spend limit (USD)"
+    )

@@ -1,0 +1,45 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from jury.forms import JudgeForm
+from jury.models import Judge
+from jury.prompts import JUDGE_PROMPT_VERSION
+from patientagentbench.models import ModelConfig
+
+
+class Command(BaseCommand):
+    help = (
+        "Add or update a judge: a model config (see add_model) plus a prompt version and a "
+        "temperature. Every verdict records the judge's prompt version."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("name", help="Unique judge name, e.g. gpt-judge")
+        parser.add_argument("--model", required=True, help="Model config name")
+        parser.add_argument("--prompt-version", default=JUDGE_PROMPT_VERSION)
+        parser.add_argument("--temperature", type=float, default=0.0)
+
+    def handle(self, *args, **options):
+        model = ModelConfig.objects.filter(name=options["model"]).first()
+        if model is None:
+            raise CommandError(
+                f"Unknown model {options['model']!r}. Add one with `manage.py add_model`."
+            )
+        instance = Judge.objects.filter(name=options["name"]).first()
+        form = JudgeForm(
+            {
+                "name": options["name"],
+                "model": model.pk,
+                "prompt_version": options["prompt_version"],
+                "temperature": options["temperature"],
+            },
+            instance=instance,
+        )
+        if not form.is_valid():
+            errors = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in form.errors.items())
+            raise CommandError(errors)
+        judge = form.save()
+        verb = "Updated" if instance else "Added"
+        self.stdout.write(
+            f"{verb} judge {judge.name} ({model.name}, prompt v{judge.prompt_version}, "
+            f"T={judge.temperature:g})"
+        )

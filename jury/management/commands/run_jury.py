@@ -1,0 +1,133 @@
+import sys
+import time
+from decimal import Decimal, InvalidOperation
+
+from django.core.management.base import BaseCommand, CommandError
+
+from jury.models import JuryRun, Panel
+from jury.scoring import JuryError, execute_inline, launch_jury, progress
+from patientagentbench.models import Run
+from patientagentbench.runs.workers import worker_alive
+
+NO_WORKER_GRACE_S = 8
+
+
+class Command(BaseCommand):
+    help = (
+        "Score a run's conversations (or imported ones) with a jury panel, as background "
+        "judge jobs, and print the scoring's id. With --wait: a progress bar, then exit 0 when "
+        "every job finished, 1 when the scoring did not finish cleanly (cancelled, stopped at "
+        "the spend limit, or a judge job failed), 2 when no worker is running."
+    )
+
+    def add_arguments(self, parser):
+        target = parser.add_mutually_exclusive_group(required=True)
+        target.add_argument("--run", type=int, help="Run id")
+        target.add_argument(
+            "--imported",
+            help="An imported run, by its file name (e.g. conversations.json) or suite name",
+        )
+        parser.add_argument("--panel", required=True, help="Panel name (see add_panel)")
+        parser.add_argument("--repeat", type=int, default=1, help="Repetitions per judge (K)")
+        parser.add_argument("--spend-limit", default="", help="USD; stop scoring when reached")
+        parser.add_argument(
+            "--wait", action="store_true", help="Show progress and return when scoring ends"
+        )
+        parser.add_argument(
+            "--inline",
+            action="store_true",
+            help="Score in this process instead of on workers (no worker needed)",
+        )
+
+    def handle(self, *args, **options):
+        run = self._run(options["run"], options["imported"])
+        panel = Panel.objects.filter(name=options["panel"]).first()
+        if panel is None:
+            names = ", ".join(Panel.objects.values_list("name", flat=True))
+            raise CommandError(f"Unknown panel {options['panel']!r}. Panels: {names or 'none'}.")
+        if options["repeat"] < 1:
+            raise CommandError("--repeat must be at least 1.")
+        try:
+            limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
+        except InvalidOperation as exc:
+            raise CommandError("--spend-limit must be a number of USD.") from exc
+        try:
+            jury_run = launch_jury(
+                panel=panel,
+                run=run,
+                repeat=options["repeat"],
+                spend_limit=limit,
+                enqueue=not options["inline"],
+            )
+        except JuryError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(str(jury_run.pk))
+        if options["inline"]:
+            execute_inline(jury_run)
+            self._report(jury_run)
+        elif options["wait"]:
+            self._wait(jury_run)
+
+    def _run(self, run_id: int | None, imported: str | None) -> Run:
+        if run_id is not None:
+            run = Run.objects.filter(pk=run_id).first()
+            if run is None:
+                raise CommandError(f"No run {run_id}.")
+            return run
+        runs = Run.objects.filter(source=Run.Source.IMPORTED)
+        run = (runs.filter(label=imported) | runs.filter(suite__name=imported)).order_by("-pk")
+        if not run:
+            labels = ", ".join(sorted({r.label for r in runs})) or "none"
+            raise CommandError(f"No imported run named {imported!r}. Imported: {labels}.")
+        return run.first()
+
+    def _wait(self, jury_run: JuryRun) -> None:
+        if jury_run.is_active and not self._worker_appears():
+            self.stderr.write(
+                f"No Celery worker is running, so scoring {jury_run.pk} stays queued. Start one "
+                "with `celery -A patientagentbench worker` (or `make demo`), then wait again."
+            )
+            sys.exit(2)
+        while True:
+            counts = progress(jury_run.pk)
+            jury_run.refresh_from_db(fields=["status", "spent"])
+            self._draw(counts, jury_run)
+            if not jury_run.is_active:
+                break
+            if not counts["running"] and not self._worker_appears():
+                self.stderr.write("\nThe worker stopped reporting; the scoring stays queued.")
+                sys.exit(2)
+            time.sleep(0.5)
+        self.stdout.write("")
+        self._report(jury_run)
+
+    def _report(self, jury_run: JuryRun) -> None:
+        jury_run.refresh_from_db()
+        counts = progress(jury_run.pk)
+        self.stdout.write(
+            f"Scoring {jury_run.pk} {jury_run.status}: {counts['done']} judge jobs done, "
+            f"{counts['error']} failed, {counts['cancelled']} cancelled; spent "
+            f"${jury_run.spent:.4f}."
+        )
+        if jury_run.status != JuryRun.Status.FINISHED or counts["error"]:
+            sys.exit(1)
+
+    def _worker_appears(self) -> bool:
+        """A live worker beats every few seconds; give a starting one a moment."""
+        deadline = time.monotonic() + NO_WORKER_GRACE_S
+        while not worker_alive():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.5)
+        return True
+
+    def _draw(self, counts: dict, jury_run: JuryRun) -> None:
+        width = 30
+        filled = width * counts["percent"] // 100
+        bar = "#" * filled + "-" * (width - filled)
+        self.stdout.write(
+            f"\r[{bar}] {counts['ended']}/{counts['total']} judge jobs, "
+            f"${jury_run.spent:.4f} ({jury_run.status})",
+            ending="",
+        )
+        self.stdout.flush()

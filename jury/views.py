@@ -1,0 +1,332 @@
+"""The jury's pages (researchers and admins only; a clinician gets 403 everywhere here):
+panels and judges, launching a scoring from a run, a scoring's live progress, the verdicts,
+the leaderboard with its breakdowns, and judge consistency.
+
+Views stay thin: `jury.scoring` launches, cancels and resumes; `jury.verdicts` reads. Live
+pieces are named partials of their page's template, re-rendered by htmx.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from jury import verdicts
+from jury.forms import JudgeForm, LaunchForm, PanelForm, ResumeForm
+from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
+from jury.rubric import cached_rubric
+from jury.scoring import JuryError, cancel_jury, launch_jury, progress, resume_jury
+from patientagentbench.models import Run, Trace
+from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.runs.workers import worker_alive
+
+# --- panels and judges ---------------------------------------------------------------------
+
+
+@role_required(*STAFF_ROLES)
+def jury_home(request):
+    panels = Panel.objects.annotate(
+        n_judges=Count("judges", distinct=True), n_runs=Count("jury_runs", distinct=True)
+    )
+    jury_runs = JuryRun.objects.select_related("panel", "run", "run__suite")[:30]
+    return render(
+        request,
+        "jury/home.html",
+        {
+            "panels": panels,
+            "jury_runs": jury_runs,
+            "judges": Judge.objects.select_related("model"),
+        },
+    )
+
+
+@role_required(*STAFF_ROLES)
+def panel_new(request):
+    form = PanelForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        panel = form.save()
+        messages.success(request, f"Panel {panel.name} created.")
+        return redirect("jury_panel", pk=panel.pk)
+    return render(request, "jury/panel_new.html", {"form": form})
+
+
+@role_required(*STAFF_ROLES)
+def panel_detail(request, pk):
+    panel = get_object_or_404(Panel, pk=pk)
+    scored_runs = (
+        Run.objects.filter(traces__verdicts__panel=panel)
+        .select_related("suite")
+        .annotate(n_verdicts=Count("traces__verdicts", filter=Q(traces__verdicts__panel=panel)))
+        .order_by("-pk")
+    )
+    return render(
+        request,
+        "jury/panel.html",
+        {
+            "panel": panel,
+            "judges": panel.judges.select_related("model"),
+            "jury_runs": panel.jury_runs.select_related("run", "run__suite"),
+            "scored_runs": scored_runs,
+        },
+    )
+
+
+@role_required(*STAFF_ROLES)
+def judge_edit(request, pk=None):
+    judge = get_object_or_404(Judge, pk=pk) if pk else None
+    if judge is not None and judge.prompt_version == verdicts.IMPORTED_VERSION:
+        raise Http404("Imported judges are history; they cannot be edited.")
+    form = JudgeForm(request.POST or None, instance=judge)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        messages.success(request, f"Judge {saved.name} saved.")
+        return redirect("jury_home")
+    return render(request, "jury/judge.html", {"form": form, "judge": judge})
+
+
+# --- launching and watching a scoring ---------------------------------------------------
+
+
+@role_required(*STAFF_ROLES)
+def launch(request, run_pk):
+    run = get_object_or_404(Run.objects.select_related("suite"), pk=run_pk)
+    conversations = run.traces.filter(status=Trace.Status.DONE).count()
+    dimensions = len(cached_rubric().scored)
+    form = LaunchForm(request.POST or None, initial={"panel": _default_panel()})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            jury_run = launch_jury(
+                panel=data["panel"],
+                run=run,
+                repeat=data["repeat"],
+                spend_limit=data["spend_limit"],
+                created_by=request.user,
+            )
+        except JuryError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Scoring {jury_run.pk} launched.")
+            return redirect("jury_run", pk=jury_run.pk)
+    return render(
+        request,
+        "jury/launch.html",
+        {
+            "run": run,
+            "form": form,
+            "conversations": conversations,
+            "estimates": _estimates(conversations, dimensions),
+            "dimensions": dimensions,
+            "scored_by": Panel.objects.filter(verdicts__trace__run=run).distinct(),
+            "worker_alive": worker_alive(),
+        },
+    )
+
+
+def _default_panel() -> Panel | None:
+    return Panel.objects.filter(imported=False).order_by("-created_at").first()
+
+
+def _estimates(conversations: int, dimensions: int) -> list[dict]:
+    """Calls per repetition for each panel, so a researcher sees the cost of a choice."""
+    return [
+        {"name": name, "calls": conversations * judges * dimensions}
+        for name, judges in Panel.objects.filter(imported=False)
+        .annotate(n=Count("judges"))
+        .values_list("name", "n")
+    ]
+
+
+@role_required(*STAFF_ROLES)
+def jury_run_detail(request, pk):
+    jury_run = get_object_or_404(
+        JuryRun.objects.select_related("panel", "run", "run__suite", "created_by"), pk=pk
+    )
+    context = _live_context(jury_run)
+    if request.htmx:
+        response = render(request, "jury/jury_run.html#live", context)
+        if not jury_run.is_active:
+            response.status_code = HttpResponseStopPolling.status_code  # final state, then stop
+        return response
+    return render(request, "jury/jury_run.html", context)
+
+
+def _live_context(jury_run: JuryRun) -> dict:
+    counts = dict.fromkeys(Verdict.Status.values, 0)
+    for status, n in (
+        Verdict.objects.filter(job__jury_run=jury_run)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .order_by()
+    ):
+        counts[status] = n
+    rubric = verdicts.rubric_of(jury_run.panel)
+    return {
+        "jury_run": jury_run,
+        "progress": progress(jury_run.pk),
+        "answers": counts,
+        "answers_total": sum(counts.values()),
+        "dimensions": len(rubric.scored),
+        "job_errors": jury_run.jobs.filter(status=JudgeJob.Status.ERROR)[:5],
+        "worker_alive": worker_alive(),
+        "resume_form": ResumeForm(initial={"spend_limit": jury_run.spend_limit}),
+    }
+
+
+@role_required(*STAFF_ROLES)
+@require_POST
+def jury_run_cancel(request, pk):
+    if cancel_jury(pk):
+        messages.success(request, f"Scoring {pk} cancelled.")
+    return redirect("jury_run", pk=pk)
+
+
+@role_required(*STAFF_ROLES)
+@require_POST
+def jury_run_resume(request, pk):
+    jury_run = get_object_or_404(JuryRun, pk=pk)
+    form = ResumeForm(request.POST)
+    if form.is_valid() and form.cleaned_data["spend_limit"] is not None:
+        jury_run.spend_limit = form.cleaned_data["spend_limit"]
+        jury_run.save(update_fields=["spend_limit"])
+    if jury_run.is_active or jury_run.status == JuryRun.Status.FINISHED:
+        messages.error(request, f"Scoring {pk} is {jury_run.get_status_display().lower()}.")
+        return redirect("jury_run", pk=pk)
+    if jury_run.spend_limit is not None and jury_run.spent >= jury_run.spend_limit:
+        messages.error(request, "Raise the spend limit first: it is already reached.")
+        return redirect("jury_run", pk=pk)
+    requeued = resume_jury(pk)
+    messages.success(request, f"Scoring {pk}: {requeued} judge jobs queued again.")
+    return redirect("jury_run", pk=pk)
+
+
+# --- reading verdicts ------------------------------------------------------------------------
+
+
+def _run_and_panel(run_pk, panel_pk) -> tuple[Run, Panel]:
+    return (
+        get_object_or_404(Run.objects.select_related("suite"), pk=run_pk),
+        get_object_or_404(Panel, pk=panel_pk),
+    )
+
+
+@role_required(*STAFF_ROLES)
+def verdict_list(request, run_pk, panel_pk):
+    """One row per conversation; with repetitions, one repetition at a time (or all)."""
+    run, panel = _run_and_panel(run_pk, panel_pk)
+    conversations = verdicts.conversation_verdicts(panel, run=run)
+    models = sorted({c.model for c in conversations})
+    repetitions = sorted({c.repetition for c in conversations})
+    model = request.GET.get("model", "")
+    repetition = request.GET.get("repetition", "0" if len(repetitions) > 1 else "all")
+    shown = [
+        c
+        for c in conversations
+        if (not model or c.model == model)
+        and (repetition == "all" or str(c.repetition) == repetition)
+    ]
+    dimensions = [(d.key, d.label) for d in verdicts.rubric_of(panel).scored]
+    return render(
+        request,
+        "jury/verdicts.html",
+        {
+            "run": run,
+            "panel": panel,
+            "rows": [(c, [c.dimension(key) for key, _ in dimensions]) for c in shown],
+            "total": len(conversations),
+            "models": models,
+            "chosen_model": model,
+            "repetitions": [str(r) for r in repetitions],
+            "chosen_repetition": repetition,
+            "dimensions": dimensions,
+            "left_out": verdicts.left_out_text(verdicts.left_out_total(shown)),
+            "repeated": len(repetitions) > 1,
+        },
+    )
+
+
+@role_required(*STAFF_ROLES)
+def verdict_detail(request, run_pk, panel_pk, trace_pk):
+    run, panel = _run_and_panel(run_pk, panel_pk)
+    trace = get_object_or_404(Trace.objects.select_related("task"), pk=trace_pk, run=run)
+    conversations = verdicts.conversation_verdicts(panel, trace_ids=[trace.pk])
+    if not conversations:
+        raise Http404("This panel has no verdicts on this conversation.")
+    return render(
+        request,
+        "jury/conversation.html",
+        {"run": run, "panel": panel, "trace": trace, "conversations": conversations},
+    )
+
+
+@role_required(*STAFF_ROLES)
+def leaderboard(request, run_pk, panel_pk):
+    run, panel = _run_and_panel(run_pk, panel_pk)
+    board = verdicts.run_leaderboard(panel, run)
+    by = request.GET.get("by") or (board.attributes[0] if board.attributes else "")
+    if by and by not in board.attributes:
+        raise Http404("No such case attribute.")
+    keys = [key for key, _ in board.dimensions]
+    breakdown = verdicts.run_breakdown(panel, run, by) if by else {}
+    context = {
+        "run": run,
+        "panel": panel,
+        "board": board,
+        "table": _table(board.rows, keys),
+        "by": by,
+        "breakdown": [(value, _table(rows, keys)) for value, rows in breakdown.items()],
+        "left_out": verdicts.left_out_text(board.left_out),
+    }
+    if request.htmx:
+        return render(request, "jury/leaderboard.html#breakdown", context)
+    return render(request, "jury/leaderboard.html", context)
+
+
+def _table(rows, keys: list[str]) -> list[tuple]:
+    """Model rows with their dimension cells in column order (templates cannot index)."""
+    return [(row, [row.dimensions.get(key) for key in keys]) for row in rows]
+
+
+# --- judge consistency -------------------------------------------------------------------------
+
+
+@role_required(*STAFF_ROLES)
+def consistency(request, pk):
+    panel = get_object_or_404(Panel, pk=pk)
+    sources = verdicts.available_sources()
+    choices = {_source_key(s): s for s in sources}
+    own = [k for k, s in choices.items() if s.panel.pk == panel.pk]
+    before_key = request.GET.get("before") or (own[0] if own else "")
+    after_key = request.GET.get("after") or (own[-1] if own else "")
+    before, after = choices.get(before_key), choices.get(after_key)
+    # Each judge's row over all dimensions first, then its dimensions.
+    rows = sorted(
+        verdicts.panel_retest(panel), key=lambda r: (r.judge, r.dimension != "all", r.dimension)
+    )
+    comparison = None
+    if before and after and before_key != after_key:
+        comparison = verdicts.version_comparison(before, after)
+    return render(
+        request,
+        "jury/consistency.html",
+        {
+            "panel": panel,
+            "rows": [(row, verdicts.left_out_text(row.n_excluded)) for row in rows],
+            "repeated": any(row.n_repetitions >= 2 for row in rows),
+            "choices": [(k, s.label) for k, s in choices.items()],
+            "before_key": before_key,
+            "after_key": after_key,
+            "before": before,
+            "after": after,
+            "comparison": comparison,
+            "same_panel": bool(before and after and before.panel.pk == after.panel.pk),
+        },
+    )
+
+
+def _source_key(source: verdicts.Source) -> str:
+    return f"{source.panel.pk}:{source.rubric_version}:{source.prompt_version}"

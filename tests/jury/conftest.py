@@ -1,0 +1,61 @@
+"""What the jury's page, command and reading tests share: a small scored scenario run, panels
+of simulated judges, and hand-written verdict rows where a test needs exact numbers."""
+
+import pytest
+
+from jury.models import Judge, Panel, Verdict
+from patientagentbench.models import ModelConfig
+from patientagentbench.runs.launch import execute_inline as run_inline
+from patientagentbench.runs.launch import launch_run
+from patientagentbench.suites.case_sets import create_case_set
+
+
+@pytest.fixture
+def two_model_run(sim_models):
+    return scenario_run(sim_models)
+
+
+def scenario_run(sim_models):
+    """Three cases × two simulated agents: six finished conversations."""
+    cases = create_case_set("jury-read-cases", 3, 4)
+    run = launch_run(suite=cases, models=sim_models, repetitions=1, max_turns=8, enqueue=False)
+    run_inline(run)
+    return run
+
+
+def simulated_model(name: str) -> ModelConfig:
+    return ModelConfig.objects.get_or_create(
+        name=name, defaults={"provider": "simulated", "model_id": name}
+    )[0]
+
+
+def make_panel(name: str, *judge_models: ModelConfig, aggregation: str = "mean") -> Panel:
+    panel = Panel.objects.create(name=name, aggregation=aggregation)
+    for i, model in enumerate(judge_models):
+        panel.judges.add(Judge.objects.create(name=f"{name}-judge-{i}", model=model))
+    return panel
+
+
+@pytest.fixture
+def sim_panel(db):
+    return two_judge_panel()
+
+
+def two_judge_panel():
+    return make_panel("sim-panel", simulated_model("sim-judge-a"), simulated_model("sim-judge-b"))
+
+
+def verdict(panel, judge, trace, dimension, status="ok", score=None, repetition=0, **extra):
+    """One stored judge answer, versions defaulting to the panel's and judge's current ones."""
+    return Verdict.objects.create(
+        panel=panel,
+        judge=judge,
+        trace=trace,
+        dimension=dimension,
+        status=status,
+        score=score if status == "ok" else None,
+        repetition=repetition,
+        rubric_version=extra.pop("rubric_version", panel.rubric_version),
+        prompt_version=extra.pop("prompt_version", judge.prompt_version),
+        **extra,
+    )

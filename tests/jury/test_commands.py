@@ -1,0 +1,209 @@
+"""The jury's commands: run_jury (exit codes as run_benchmark), add_judge / add_panel,
+import_evaluations, export_scores, seed_jury_demo."""
+
+import csv
+import json
+import subprocess
+import sys
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from jury.demo import JUDGES, PANEL
+from jury.models import Judge, JuryRun, Panel, Verdict
+from jury.rubric import cached_rubric
+from patientagentbench.management.commands.seed_demo import DEMO_SCENARIO_LABEL
+from patientagentbench.models import ModelConfig, Run
+from tests.analysis.paths import GOLDEN
+from tests.fakes.llm_server import FakeLLMServer, error_reply
+from tests.jury.conftest import make_panel
+
+pytestmark = pytest.mark.django_db
+SAMPLE = GOLDEN / "patientagentbench-sample"
+SCORED = len(cached_rubric().scored)
+
+
+def run_command(*args) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    try:
+        call_command(*args, stdout=out, stderr=err)
+    except SystemExit as exit_:
+        return int(exit_.code), out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()
+
+
+def test_run_jury_inline_scores_every_conversation(two_model_run, sim_panel):
+    code, out, _ = run_command(
+        "run_jury", "--run", str(two_model_run.pk), "--panel", "sim-panel", "--inline"
+    )
+    assert code == 0, out
+    jury_run = JuryRun.objects.get()
+    assert out.splitlines()[0] == str(jury_run.pk)
+    assert f"Scoring {jury_run.pk} finished" in out
+    assert Verdict.objects.count() == two_model_run.traces.count() * 2 * SCORED
+
+
+def test_run_jury_wait_without_a_worker_exits_2(two_model_run, sim_panel, monkeypatch):
+    monkeypatch.setattr("jury.management.commands.run_jury.NO_WORKER_GRACE_S", 0)
+    code, _, err = run_command(
+        "run_jury", "--run", str(two_model_run.pk), "--panel", "sim-panel", "--wait"
+    )
+    assert code == 2 and "No Celery worker" in err
+    assert JuryRun.objects.get().status == JuryRun.Status.QUEUED
+
+
+def test_provider_errors_are_kept_as_verdicts_and_the_scoring_finishes(two_model_run, settings):
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    settings.PROVIDER_MAX_ATTEMPTS = 1
+    with FakeLLMServer(policy=lambda route, body: error_reply(500)) as server:
+        model = ModelConfig.objects.create(
+            name="down", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
+        )
+        make_panel("down-panel", model)
+        code, out, _ = run_command(
+            "run_jury", "--run", str(two_model_run.pk), "--panel", "down-panel", "--inline"
+        )
+    assert code == 0, out
+    assert set(Verdict.objects.values_list("status", flat=True)) == {"error"}
+
+
+def test_run_jury_exits_1_when_stopped_at_the_spend_limit(two_model_run, settings):
+    with FakeLLMServer() as server:
+        model = ModelConfig.objects.create(
+            name="pricey",
+            provider="openai_compatible",
+            model_id="x",
+            base_url=server.openai_base_url,
+            price_in=1000,
+            price_out=1000,
+        )
+        make_panel("pricey-panel", model)
+        code, out, _ = run_command(
+            "run_jury",
+            "--run",
+            str(two_model_run.pk),
+            "--panel",
+            "pricey-panel",
+            "--spend-limit",
+            "0.5",
+            "--inline",
+        )
+    jury_run = JuryRun.objects.get()
+    assert code == 1 and f"Scoring {jury_run.pk} stopped" in out
+    assert jury_run.status == JuryRun.Status.STOPPED and jury_run.spent >= jury_run.spend_limit
+    assert Verdict.objects.count() < two_model_run.traces.count() * SCORED
+
+
+def test_run_jury_refuses_what_it_cannot_score(two_model_run, sim_panel):
+    with pytest.raises(CommandError, match="Unknown panel 'nope'.*sim-panel"):
+        call_command("run_jury", "--run", str(two_model_run.pk), "--panel", "nope")
+    with pytest.raises(CommandError, match="No run 999"):
+        call_command("run_jury", "--run", "999", "--panel", "sim-panel")
+    with pytest.raises(CommandError, match="No imported run named 'x.json'"):
+        call_command("run_jury", "--imported", "x.json", "--panel", "sim-panel")
+    with pytest.raises(CommandError, match="--repeat"):
+        call_command(
+            "run_jury", "--run", str(two_model_run.pk), "--panel", "sim-panel", "--repeat", "0"
+        )
+
+
+def test_run_jury_scores_imported_conversations(sim_panel):
+    call_command("import_traces", str(SAMPLE / "conversations.json"), stdout=StringIO())
+    code, out, _ = run_command(
+        "run_jury", "--imported", "conversations.json", "--panel", "sim-panel", "--inline"
+    )
+    assert code == 0, out
+    assert Verdict.objects.filter(panel=sim_panel).count() == 2 * 2 * SCORED
+
+
+def test_add_judge_and_add_panel(sim_models):
+    ModelConfig.objects.create(name="sim-judge-b", provider="simulated", model_id="sim-judge-b")
+    out = StringIO()
+    call_command("add_judge", "harsh", "--model", "sim-judge-b", "--temperature", "0.5", stdout=out)
+    assert "Added judge harsh" in out.getvalue()
+    call_command("add_panel", "solo", "--judges", "harsh", "--aggregation", "median", stdout=out)
+    panel = Panel.objects.get(name="solo")
+    assert [j.name for j in panel.judges.all()] == ["harsh"] and panel.aggregation == "median"
+    with pytest.raises(CommandError, match="Unknown judge"):
+        call_command("add_panel", "p2", "--judges", "harsh,ghost")
+    with pytest.raises(CommandError, match="Unknown model"):
+        call_command("add_judge", "x", "--model", "ghost")
+    with pytest.raises(CommandError, match="temperature"):
+        call_command("add_judge", "x", "--model", "sim-judge-b", "--temperature", "9")
+
+
+def test_import_evaluations_with_its_conversations(db):
+    out = StringIO()
+    call_command(
+        "import_evaluations",
+        str(SAMPLE / "evaluations.json"),
+        "--conversations",
+        str(SAMPLE / "conversations.json"),
+        "--panel",
+        "published-jury",
+        stdout=out,
+    )
+    assert "Imported 24 verdicts from 2 judges as panel published-jury" in out.getvalue()
+    assert Panel.objects.get(name="published-jury").imported
+    assert Judge.objects.filter(name__startswith="published-jury/").count() == 2
+
+
+def test_import_evaluations_names_the_record_and_field_and_imports_nothing(tmp_path):
+    data = json.loads((SAMPLE / "evaluations.json").read_text())
+    del data[0]["evaluation_0"]["rubric_results"]
+    bad = tmp_path / "evaluations.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(CommandError, match=r"record 0 .*evaluation_0\.rubric_results.*Nothing"):
+        call_command(
+            "import_evaluations", str(bad), "--conversations", str(SAMPLE / "conversations.json")
+        )
+    assert not Run.objects.exists() and not Verdict.objects.exists()
+
+
+def test_export_scores_csv_and_parquet(two_model_run, sim_panel, tmp_path):
+    run_command("run_jury", "--run", str(two_model_run.pk), "--panel", "sim-panel", "--inline")
+    out = StringIO()
+    call_command("export_scores", "--format", "csv", "--out", str(tmp_path / "s.csv"), stdout=out)
+    rows = list(csv.DictReader((tmp_path / "s.csv").open()))
+    conversations = two_model_run.traces.count()
+    assert len(rows) == conversations * SCORED * (1 + 2)  # panel verdict + two judges
+    assert {r["rater_kind"] for r in rows} == {"jury", "judge"}
+    for row in rows:
+        assert (row["score"] == "") == (row["status"] != "ok")
+    call_command(
+        "export_scores", "--format", "parquet", "--out", str(tmp_path / "s.parquet"), stdout=out
+    )
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(tmp_path / "s.parquet").num_rows == len(rows)
+    with pytest.raises(CommandError, match="Unknown panel"):
+        call_command("export_scores", "--out", str(tmp_path / "x.csv"), "--panel", "nope")
+
+
+def test_seed_jury_demo_scores_the_demo_run_once(two_model_run):
+    Run.objects.filter(pk=two_model_run.pk).update(label=DEMO_SCENARIO_LABEL)
+    out = StringIO()
+    call_command("seed_jury_demo", stdout=out)
+    panel = Panel.objects.get(name=PANEL)
+    assert sorted(j.name for j in panel.judges.all()) == list(JUDGES)
+    assert all(j.model.is_simulated for j in panel.judges.all())
+    count = Verdict.objects.filter(panel=panel).count()
+    assert count == two_model_run.traces.count() * 3 * SCORED * 2  # two repetitions
+    call_command("seed_jury_demo", stdout=out)
+    assert "already scored" in out.getvalue()
+    assert Verdict.objects.filter(panel=panel).count() == count
+    assert JuryRun.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["run_jury", "add_judge", "add_panel", "import_evaluations", "export_scores", "seed_jury_demo"],
+)
+def test_every_command_explains_itself(command):
+    result = subprocess.run(
+        [sys.executable, "manage.py", command, "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "usage:" in result.stdout and len(result.stdout.splitlines()) > 5
