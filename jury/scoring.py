@@ -40,6 +40,7 @@ from sandbox.seeding import trace_seed
 log = logging.getLogger(__name__)
 
 PARSE_ATTEMPTS = 3  # a judge that answers off-format is asked again, at most this often
+JUDGE_MAX_OUTPUT_TOKENS = 600  # a verdict is a score and a paragraph; more is a runaway
 OUTPUT = OutputSchema(
     name=TOOL_SPEC["name"], description=TOOL_SPEC["description"], schema=JSON_SCHEMA
 )
@@ -219,6 +220,7 @@ def score_conversation(job: JudgeJob) -> list[Answer]:
             task={**signals, "dimension": dimension.key},
             timeout_s=settings.PROVIDER_TIMEOUT_S,
             output_schema=OUTPUT,
+            max_output_tokens=JUDGE_MAX_OUTPUT_TOKENS,
         )
         prompt = judge_messages(rubric, dimension, case, transcript)
         answers.append(_judge_dimension(provider, judge, dimension, prompt, context, job))

@@ -44,7 +44,7 @@ class AnthropicProvider:
     ) -> Completion:
         request: dict[str, Any] = {
             "model": self.model_id,
-            "max_tokens": self.max_tokens,
+            "max_tokens": context.max_output_tokens or self.max_tokens,
             "messages": to_wire_messages(messages),
         }
         system = system_prompt(messages)

@@ -45,6 +45,10 @@ class OpenAIChatProvider:
             request["tools"] = to_wire_tools(tools)
         if context.output_schema is not None:
             request["response_format"] = response_format(context.output_schema)
+        if context.max_output_tokens:
+            # OpenAI's own API names it max_completion_tokens; compatible servers max_tokens.
+            key = "max_completion_tokens" if self.provider_name == "openai" else "max_tokens"
+            request[key] = context.max_output_tokens
         try:
             response = self._client.chat.completions.create(**request)
         except openai.OpenAIError as exc:

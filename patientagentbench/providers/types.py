@@ -82,6 +82,9 @@ class CallContext:
     # Ask for one JSON object matching a schema: OpenAI `response_format` json_schema,
     # Anthropic a forced call of a tool with that input schema. None: a free answer.
     output_schema: OutputSchema | None = None
+    # A cap on the answer's length; a small local model asked for JSON can otherwise write
+    # thousands of tokens of rationale (seen with a real 0.5B judge).
+    max_output_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,7 @@ def test_openai_structured_output_retries_bad_answers_then_keeps_them_unparseabl
     assert (third.status, third.score) == ("error", None)
     assert (fourth.status, fourth.score) == ("not_applicable", None)
     assert bodies[0]["response_format"]["type"] == "json_schema"
+    assert bodies[0]["max_tokens"] == 600  # a judge's answer is capped
     prompt = json.dumps(bodies[0]["messages"])
     assert "sim-steady" not in prompt and "temperature" not in prompt
     for message in trace.messages:
@@ -154,6 +155,7 @@ def test_anthropic_forced_tool_use_gives_verdicts(scenario_run, settings):
         execute_job(job.pk)
         body = server.bodies(ANTHROPIC)[0]
     assert body["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    assert body["max_tokens"] == 600
     assert {v.score for v in Verdict.objects.filter(job=job)} == {3}
 
 
