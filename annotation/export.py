@@ -86,3 +86,31 @@ def write_csv(study: Study, out: TextIO, all_versions: bool = False) -> int:
         writer.writerow(row)
         count += 1
     return count
+
+
+def clinician_rating_rows(run_id: int | None = None) -> Iterator[dict]:
+    """Clinicians' current scores in the jury export's columns (`jury.export.COLUMNS`), so one
+    file holds jury, judge and clinician ratings side by side. Not applicable is an empty score
+    with that status; `repetition` is empty (a clinician reads a conversation once)."""
+    submissions = Submission.objects.filter(is_current=True).exclude(
+        assignment__status=Assignment.Status.WITHDRAWN
+    )
+    if run_id is not None:
+        submissions = submissions.filter(assignment__item__trace__run_id=run_id)
+    for trace_id, code, scores, rubric_version in submissions.values_list(
+        "assignment__item__trace_id",
+        "assignment__clinician__code",
+        "scores",
+        "assignment__item__study__rubric_version",
+    ).order_by("assignment__item__trace_id", "assignment__clinician__code"):
+        for dimension, score in sorted(scores.items()):
+            yield {
+                "conversation": trace_id,
+                "rater_kind": "clinician",
+                "rater": code,
+                "dimension": dimension,
+                "score": score,
+                "status": "ok" if score is not None else "not_applicable",
+                "rubric_version": rubric_version,
+                "repetition": "",
+            }

@@ -9,8 +9,8 @@ the mean of its judges), `status` (`ok`, `not_applicable`, `unparseable`, `error
 A panel verdict without a usable judge has no score; its status is `not_applicable` when
 every judge said so, else the worse failure (`verdicts.panel_status`).
 
-Clinicians' scores (`rater_kind` `clinician`) are written by the review app's export
-(`export_study`): the jury never imports the review app (DESIGN §2), so it cannot read them.
+Clinicians' scores (`rater_kind` `clinician`) are added by the review app's `export_scores`
+command, which may read both; the jury never imports the review app (DESIGN §2).
 Only each panel's current versions are written, as the pages show them.
 """
 
