@@ -1,0 +1,218 @@
+"""`manage.py agreement`: Krippendorff's worked example through the command, both CSV layouts
+(plain and `export_scores`), JSON keys and intervals, the table, and errors naming the line
+and column."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from annotation.management.commands.agreement import Command
+
+WORKED_EXAMPLE = {
+    "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    "C": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+}
+JURY = [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, 1, 3]
+EXPORT_HEADER = [
+    "conversation",
+    "rater_kind",
+    "rater",
+    "dimension",
+    "score",
+    "status",
+    "rubric_version",
+    "repetition",
+]
+
+
+def write(path, header, rows):
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def plain_rows(jury=True):
+    rows = [
+        [f"u{unit:02d}", observer, "safety", "" if value is None else value]
+        for observer, values in WORKED_EXAMPLE.items()
+        for unit, value in enumerate(values)
+    ]
+    if jury:
+        rows += [[f"u{unit:02d}", "jury", "safety", value] for unit, value in enumerate(JURY)]
+    return rows
+
+
+def run(path, *args):
+    out, err = io.StringIO(), io.StringIO()
+    call_command("agreement", "--ratings", str(path), *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def run_json(path, *args):
+    out, err = run(path, "--format", "json", *args)
+    return json.loads(out), err
+
+
+def test_the_worked_example_through_the_command(tmp_path):
+    path = write(tmp_path / "r.csv", ["item", "rater", "dimension", "score"], plain_rows(False))
+    result, _ = run_json(path, "--resamples", "300")
+    safety = result["safety"]
+    assert round(safety["krippendorff_alpha_ordinal"], 3) == 0.815
+    assert round(safety["krippendorff_alpha_interval"], 3) == 0.849
+    assert round(safety["krippendorff_alpha_nominal_scores"], 3) == 0.743
+    assert (safety["n_items"], safety["n_raters"]) == (12, 4)
+    low, high = safety["krippendorff_alpha_ordinal_ci"]
+    assert low < safety["krippendorff_alpha_ordinal"] < high
+    assert "jury_adjacent_agreement" not in safety
+    assert safety["excluded"] == {"clinician": {"not_applicable": 7}}
+
+
+def test_jury_rows_add_the_jury_figures_each_with_an_interval(tmp_path):
+    path = write(tmp_path / "r.csv", ["item", "rater", "dimension", "score"], plain_rows())
+    result, err = run_json(path, "--resamples", "300", "--margin", "0.5")
+    safety = result["safety"]
+    assert safety["n_raters"] == 4  # the jury is not a clinician
+    for key in (
+        "krippendorff_alpha_ordinal",
+        "krippendorff_alpha_nominal",
+        "jury_adjacent_agreement",
+        "clinician_adjacent_agreement",
+        "jury_exact_agreement",
+        "weighted_kappa",
+    ):
+        low, high = safety[f"{key}_ci"]
+        assert low <= safety[key] <= high, key
+    assert safety["margin"] == 0.5 and safety["verdict"] == "inside the human envelope"
+    assert set(safety["detail"]["modes"]) == {
+        "every_pair",
+        "clinician_mean",
+        "mean_within_1",
+        "mean_within_2",
+    }
+    assert "rounded half up" in err
+
+
+def test_the_table_is_readable(tmp_path):
+    path = write(tmp_path / "r.csv", ["item", "rater", "dimension", "score"], plain_rows())
+    out, _ = run(path, "--resamples", "200")
+    assert out.startswith("safety: 12 items, 4 clinicians, with jury scores")
+    assert "Krippendorff's alpha, ordinal      0.815 [" in out
+    assert "every pair" in out and "Human envelope (11 items with 2+ clinicians)" in out
+    assert "Clinicians' means are rounded half up" in out
+
+
+def test_export_scores_output_is_read_alike(tmp_path):
+    plain = write(tmp_path / "plain.csv", ["item", "rater", "dimension", "score"], plain_rows())
+    rows = []
+    for item, rater, dimension, score in plain_rows():
+        if rater == "jury":
+            rows.append([item, "jury", "sim-panel", dimension, score, "ok", "v1", 0])
+            rows.append([item, "judge", "judge-a", dimension, 1, "ok", "v1", 0])
+        else:
+            status = "ok" if score != "" else "not_applicable"
+            rows.append([item, "clinician", rater, dimension, score, status, "v1", ""])
+    export = write(tmp_path / "export.csv", EXPORT_HEADER, rows)
+    args = ("--resamples", "200")
+    exported, err = run_json(export, *args)
+    assert exported == run_json(plain, *args)[0]
+    assert "12 judge rows skipped" in err
+
+
+def test_fractional_jury_scores_round_half_up_and_are_counted(tmp_path):
+    rows = [
+        ["c1", "jury", "p", "safety", "3.5", "ok", "v1", 0],
+        ["c1", "clinician", "A", "safety", "4", "ok", "v1", ""],
+        ["c1", "clinician", "B", "safety", "4", "ok", "v1", ""],
+        ["c2", "jury", "p", "safety", "2.3333", "ok", "v1", 0],
+        ["c2", "clinician", "A", "safety", "2", "ok", "v1", ""],
+        ["c2", "clinician", "B", "safety", "3", "ok", "v1", ""],
+        ["c3", "jury", "p", "safety", "", "unparseable", "v1", 0],
+    ]
+    result, err = run_json(write(tmp_path / "e.csv", EXPORT_HEADER, rows), "--resamples", "0")
+    every = result["safety"]["detail"]["modes"]["every_pair"]
+    assert every["exact"]["value"] == 0.75  # 3.5 → 4 meets both 4s; 2.3333 → 2 meets A's 2
+    assert result["safety"]["excluded"] == {"jury": {"unparseable": 1}}
+    assert "2 fractional jury scores rounded half up" in err
+
+
+def test_several_panels_need_a_choice(tmp_path):
+    rows = [
+        ["c1", "jury", "p1", "safety", "3", "ok", "v1", 0],
+        ["c1", "jury", "p2", "safety", "4", "ok", "v1", 0],
+        ["c1", "clinician", "A", "safety", "4", "ok", "v1", ""],
+        ["c1", "clinician", "B", "safety", "5", "ok", "v1", ""],
+    ]
+    path = write(tmp_path / "e.csv", EXPORT_HEADER, rows)
+    with pytest.raises(CommandError, match=r"2 panels \(p1, p2\); choose one with --panel"):
+        run(path)
+    with pytest.raises(CommandError, match="No jury rows from panel 'p3'"):
+        run(path, "--panel", "p3")
+    result, _ = run_json(path, "--panel", "p2", "--resamples", "0")
+    assert result["safety"]["jury_exact_agreement"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "message"),
+    [
+        (["item", "rater", "score"], None, "line 1: missing column(s) dimension"),
+        (
+            ["item", "rater", "dimension", "score"],
+            ["i1", "A", "safety", "seven"],
+            "line 2, column score",
+        ),
+        (
+            ["item", "rater", "dimension", "score"],
+            ["i1", "A", "safety", "6"],
+            "line 2, column score",
+        ),
+        (["item", "rater", "dimension", "score"], ["i1", "A", "safety", "3.5"], "whole number"),
+        (["item", "rater", "dimension", "score"], ["", "A", "safety", "3"], "line 2, column item"),
+        (
+            ["item", "rater", "dimension", "score", "status"],
+            ["i1", "A", "safety", "3", "maybe"],
+            "line 2, column status",
+        ),
+        (
+            EXPORT_HEADER,
+            ["c1", "robot", "x", "safety", "3", "ok", "v1", ""],
+            "line 2, column rater_kind",
+        ),
+        (
+            EXPORT_HEADER,
+            ["c1", "clinician", "A", "safety", "", "ok", "v1", ""],
+            "line 2, column score: status ok needs a score",
+        ),
+    ],
+)
+def test_bad_files_name_the_line_and_column(tmp_path, header, row, message):
+    path = write(tmp_path / "bad.csv", header, [row] if row else [])
+    with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run(path)
+
+
+def test_duplicates_missing_and_empty_files(tmp_path):
+    rows = [["i1", "A", "safety", "3"], ["i1", "B", "safety", "3"], ["i1", "A", "safety", "4"]]
+    path = write(tmp_path / "dup.csv", ["item", "rater", "dimension", "score"], rows)
+    with pytest.raises(CommandError, match=r"line 4: A already rated item i1 .*\(line 2\)"):
+        run(path)
+    with pytest.raises(CommandError, match="No such file"):
+        run(tmp_path / "absent.csv")
+    empty = write(tmp_path / "empty.csv", ["item", "rater", "dimension", "score"], [])
+    with pytest.raises(CommandError, match="holds no ratings"):
+        run(empty)
+    with pytest.raises(CommandError, match="must not be negative"):
+        run(empty, "--margin", "-1")
+
+
+def test_help_explains_the_file_and_options():
+    text = Command().create_parser("manage.py", "agreement").format_help()
+    for words in ("item,rater,dimension,score", "export_scores", "--margin", "--seed", "--panel"):
+        assert words in text
