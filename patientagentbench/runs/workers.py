@@ -48,3 +48,19 @@ def _beat_once(hostname: str) -> bool:
         return True
     except Exception:  # noqa: BLE001 - a missed beat must not kill the worker
         return False
+
+
+def worker_appears(grace_s: float = 8.0) -> bool:
+    """A live worker beats every few seconds; give a starting one a moment before saying no.
+    What `--wait` on the command line asks before it waits for jobs nobody will run."""
+    deadline = time.monotonic() + grace_s
+    while not worker_alive():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+    return True
+
+
+def progress_bar(percent: int, width: int = 30) -> str:
+    filled = width * percent // 100
+    return "[" + "#" * filled + "-" * (width - filled) + "]"

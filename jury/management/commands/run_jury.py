@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from jury.models import JuryRun, Panel
 from jury.scoring import JuryError, execute_inline, launch_jury, progress
 from patientagentbench.models import Run
-from patientagentbench.runs.workers import worker_alive
+from patientagentbench.runs.workers import progress_bar, worker_appears
 
 NO_WORKER_GRACE_S = 8
 
@@ -82,7 +82,7 @@ class Command(BaseCommand):
         return run.first()
 
     def _wait(self, jury_run: JuryRun) -> None:
-        if jury_run.is_active and not self._worker_appears():
+        if jury_run.is_active and not worker_appears(NO_WORKER_GRACE_S):
             self.stderr.write(
                 f"No Celery worker is running, so scoring {jury_run.pk} stays queued. Start one "
                 "with `celery -A patientagentbench worker` (or `make demo`), then wait again."
@@ -94,7 +94,7 @@ class Command(BaseCommand):
             self._draw(counts, jury_run)
             if not jury_run.is_active:
                 break
-            if not counts["running"] and not self._worker_appears():
+            if not counts["running"] and not worker_appears(NO_WORKER_GRACE_S):
                 self.stderr.write("\nThe worker stopped reporting; the scoring stays queued.")
                 sys.exit(2)
             time.sleep(0.5)
@@ -112,21 +112,10 @@ class Command(BaseCommand):
         if jury_run.status != JuryRun.Status.FINISHED or counts["error"]:
             sys.exit(1)
 
-    def _worker_appears(self) -> bool:
-        """A live worker beats every few seconds; give a starting one a moment."""
-        deadline = time.monotonic() + NO_WORKER_GRACE_S
-        while not worker_alive():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.5)
-        return True
-
     def _draw(self, counts: dict, jury_run: JuryRun) -> None:
-        width = 30
-        filled = width * counts["percent"] // 100
-        bar = "#" * filled + "-" * (width - filled)
+        bar = progress_bar(counts["percent"])
         self.stdout.write(
-            f"\r[{bar}] {counts['ended']}/{counts['total']} judge jobs, "
+            f"\r{bar} {counts['ended']}/{counts['total']} judge jobs, "
             f"${jury_run.spent:.4f} ({jury_run.status})",
             ending="",
         )

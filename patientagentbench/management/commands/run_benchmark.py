@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from patientagentbench.models import ModelConfig, Run, Suite
 from patientagentbench.runs.execution import progress
 from patientagentbench.runs.launch import launch_run
-from patientagentbench.runs.workers import worker_alive
+from patientagentbench.runs.workers import progress_bar, worker_appears
 from patientagentbench.views.forms import parse_temperatures
 
 NO_WORKER_GRACE_S = 8
@@ -100,7 +100,7 @@ class Command(BaseCommand):
         return [tasks[t] for t in ids]
 
     def _wait(self, run: Run) -> None:
-        if run.is_active and not self._worker_appears():
+        if run.is_active and not worker_appears(NO_WORKER_GRACE_S):
             self.stderr.write(
                 f"No Celery worker is running, so run {run.pk} stays queued. Start one with "
                 "`celery -A patientagentbench worker` (or `make demo`), then wait again."
@@ -112,7 +112,7 @@ class Command(BaseCommand):
             self._draw(counts, run.status)
             if not run.is_active:
                 break
-            if not counts["running"] and not self._worker_appears():
+            if not counts["running"] and not worker_appears(NO_WORKER_GRACE_S):
                 self.stderr.write("\nThe worker stopped reporting; the run stays queued.")
                 sys.exit(2)
             time.sleep(0.5)
@@ -124,18 +124,7 @@ class Command(BaseCommand):
         if run.status != Run.Status.FINISHED:
             sys.exit(1)
 
-    def _worker_appears(self) -> bool:
-        """A live worker beats every few seconds; give a starting one a moment."""
-        deadline = time.monotonic() + NO_WORKER_GRACE_S
-        while not worker_alive():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.5)
-        return True
-
     def _draw(self, counts: dict, status: str) -> None:
-        width = 30
-        filled = width * counts["percent"] // 100
-        bar = "#" * filled + "-" * (width - filled)
-        self.stdout.write(f"\r[{bar}] {counts['ended']}/{counts['total']} ({status})", ending="")
+        bar = progress_bar(counts["percent"])
+        self.stdout.write(f"\r{bar} {counts['ended']}/{counts['total']} ({status})", ending="")
         self.stdout.flush()
