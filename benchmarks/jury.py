@@ -26,21 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.pipeline import start_workers, wait_for_workers  # noqa: E402
+from benchmarks.pipeline import recreate_database, start_workers, wait_for_workers  # noqa: E402
 
-PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 BENCH_DB = "pab_jury_bench"
 BROKER = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/4")
 LATENCY = 0.3
-
-
-def recreate_database() -> str:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    return PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{BENCH_DB}"
 
 
 def main() -> None:
@@ -53,7 +43,7 @@ def main() -> None:
 
     var_dir = tempfile.mkdtemp(prefix="pab-jury-bench-")
     os.environ.update(
-        DATABASE_URL=recreate_database(),
+        DATABASE_URL=recreate_database(BENCH_DB),
         CELERY_BROKER_URL=BROKER,
         PAB_VAR_DIR=var_dir,
         DJANGO_SETTINGS_MODULE="patientagentbench.settings",

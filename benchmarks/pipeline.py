@@ -32,13 +32,14 @@ LATENCY = 0.3
 MODELS = 6
 
 
-def recreate_database() -> str:
+def recreate_database(name: str = BENCH_DB) -> str:
+    """A fresh PostgreSQL database for one benchmark; its URL."""
     import psycopg
 
     with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    return PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{BENCH_DB}"
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+    return PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
 
 
 def main() -> None:
