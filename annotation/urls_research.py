@@ -7,6 +7,9 @@ from annotation.views import (
     research_adjudication as adjudication,
 )
 from annotation.views import (
+    research_dashboards as dashboards,
+)
+from annotation.views import (
     research_people as people,
 )
 from annotation.views import (
@@ -52,5 +55,21 @@ urlpatterns = [
         "items/<int:pk>/conversation/",
         adjudication.item_conversation,
         name="research_item_conversation",
+    ),
+    path("studies/<int:pk>/bundle.zip", dashboards.study_bundle, name="research_study_bundle"),
+    path("dashboards/", dashboards.dashboards_home, name="research_dashboards"),
+    path("dashboards/jury/", dashboards.jury, name="research_dashboard_jury"),
+    path("dashboards/raters/", dashboards.raters, name="research_dashboard_raters"),
+    path("dashboards/quality/", dashboards.quality, name="research_dashboard_quality"),
+    path("dashboards/planner/", dashboards.planner, name="research_dashboard_planner"),
+    path(
+        "dashboards/<slug:page>/tables/<slug:name>.csv",
+        dashboards.table_csv,
+        name="research_dashboard_table",
+    ),
+    path(
+        "dashboards/<slug:page>/figures/<slug:name>.html",
+        dashboards.figure_html,
+        name="research_dashboard_figure",
     ),
 ]

@@ -116,6 +116,26 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
             reverse("research_item_conversation", args=[item.pk]),
             "get",
         ),
+        ("research_study_bundle", reverse("research_study_bundle", args=[study.pk]), "get"),
+        ("research_dashboards", reverse("research_dashboards"), "get"),
+        ("research_dashboard_jury", reverse("research_dashboard_jury"), "get"),
+        ("research_dashboard_raters", reverse("research_dashboard_raters"), "get"),
+        ("research_dashboard_quality", reverse("research_dashboard_quality"), "get"),
+        (
+            "research_dashboard_planner",
+            reverse("research_dashboard_planner") + f"?pilot={study.pk}&items=4&overlaps=2",
+            "get",
+        ),
+        (
+            "research_dashboard_table",
+            reverse("research_dashboard_table", args=["jury", "envelope"]),
+            "get",
+        ),
+        (
+            "research_dashboard_figure",
+            reverse("research_dashboard_figure", args=["raters", "matrix"]),
+            "get",
+        ),
     ]
 
 
