@@ -213,7 +213,7 @@ class AuditEvent(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    action = models.CharField(max_length=40)
+    action = models.CharField(max_length=40, db_index=True)
     study = models.ForeignKey(Study, null=True, blank=True, on_delete=models.PROTECT)
     item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.PROTECT)
     assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.PROTECT)

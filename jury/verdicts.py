@@ -301,15 +301,16 @@ def _trace_info(trace_ids: set[int]) -> dict[int, dict]:
             "model": row["model_name"],
             "case": row["task__task_id"],
             "repetition": row["repetition"],
-            "attributes": _attributes(row["task__attributes"], row["task__category"]),
+            "attributes": case_attributes(row["task__attributes"], row["task__category"]),
         }
         for row in Trace.objects.filter(pk__in=trace_ids).values(*fields)
     }
 
 
-def _attributes(attributes: Any, category: str) -> dict:
+def case_attributes(attributes: Any, category: str) -> dict:
     """The case's attributes, nested ones flattened one level (traits.anxiety); a task
-    without attributes (office-19) still has its category."""
+    without attributes (office-19) still has its category. The dashboards read cases the same
+    way, through this function."""
     flat: dict[str, Any] = {"category": category} if category else {}
     for key, value in (attributes or {}).items():
         if isinstance(value, Mapping):

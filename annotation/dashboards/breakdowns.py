@@ -1,0 +1,100 @@
+"""Breakdowns, shared by the jury and quality pages: the jury–clinician envelope per model,
+case attribute value, judge of the panel or panel, as a table and a forest plot, with
+`BREAKDOWN_RESAMPLES` because the groups are many and small.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from annotation import agreement
+from annotation.agreement import Rating
+from annotation.dashboards.common import BREAKDOWN_RESAMPLES, _agree
+from annotation.dashboards.figures import _forest, figure
+from annotation.dashboards.loading import Dataset, jury_scores
+from annotation.dashboards.tables import table
+from jury.models import Panel, Verdict
+
+# --- breakdowns: by model, case attribute, judge or panel ---------------------------------------
+
+
+def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
+    """The envelope per group: each model's (or case attribute value's) conversations, or each
+    judge of the panel, or each panel, as the jury."""
+    rows = []
+    for group, ratings in _groups(ds, by):
+        # Only the dimensions the jury scored: the others have no envelope to show.
+        judged = {r.dimension for r in ratings if r.kind == agreement.JURY}
+        mine = [r for r in ratings if r.dimension in judged]
+        result = _agree(mine, ds.filters.margin, BREAKDOWN_RESAMPLES)
+        for key in ds.dimension_order(result):
+            if result[key]["has_jury"]:
+                rows.append(_breakdown_row(ds, group, key, result[key]))
+    label = _breakdown_label(by)
+    columns = [
+        ("group", _group_heading(by), "text"),
+        ("dimension", "Dimension", "text"),
+        ("items", "Items", "int"),
+        ("jury_adjacent", "Jury–clinician adjacent", "est"),
+        ("clinician_adjacent", "Clinician–clinician adjacent", "est"),
+        ("difference", "Difference", "est"),
+        ("verdict", "Verdict", "verdict"),
+        ("exact", "Exact", "est"),
+        ("weighted_kappa", "Weighted κ", "est"),
+        ("mae", "MAE", "est"),
+        ("bias", "Bias", "est"),
+    ]
+    note = (
+        f"The same figures within each group ({BREAKDOWN_RESAMPLES} resamples per interval, "
+        "fewer than above: small groups, many intervals). Intervals widen as groups shrink."
+    )
+    title = f"Jury vs clinicians {label}"
+    data = table(title, columns, rows, note, empty="No group has jury and clinician scores.")
+    return data, figure(_forest(rows, ds.filters.margin, title), "breakdown", title)
+
+
+def _group_heading(by: str) -> str:
+    return f"Case {by[5:]}" if by.startswith("attr:") else by.capitalize()
+
+
+def _breakdown_label(by: str) -> str:
+    if by.startswith("attr:"):
+        return f"by case {by[5:]}"
+    return f"by {by}"
+
+
+def _groups(ds: Dataset, by: str) -> Iterable[tuple[str, list[Rating]]]:
+    traces = sorted(ds.conversations)
+    if by == "model":
+        for model in ds.models:
+            chosen = {t for t, c in ds.conversations.items() if c.model == model}
+            yield model, ds.ratings(chosen)
+    elif by.startswith("attr:"):
+        values: dict[str, set[int]] = defaultdict(set)
+        for trace, conversation in ds.conversations.items():
+            for value in conversation.values_of(by[5:]):
+                values[value].add(trace)
+        for value in sorted(values):
+            yield value, ds.ratings(values[value])
+    elif by == "judge" and ds.panel is not None:
+        for judge in ds.panel.judges.order_by("name"):
+            yield judge.name, ds.ratings(jury=jury_scores(ds.panel, traces, judge))
+    elif by == "panel":
+        scored = Verdict.objects.filter(trace_id__in=traces).values("panel").distinct()
+        for panel in Panel.objects.filter(pk__in=scored).order_by("name"):
+            yield panel.name, ds.ratings(jury=jury_scores(panel, traces))
+
+
+def _breakdown_row(ds: Dataset, group: str, key: str, result: dict) -> dict:
+    envelope, pairs = result["envelope"], result["modes"]["every_pair"]
+    return {
+        "group": group,
+        "dimension": ds.label(key),
+        "items": envelope["n_items"],
+        "jury_adjacent": envelope["jury_adjacent"],
+        "clinician_adjacent": envelope["clinician_adjacent"],
+        "difference": envelope["difference"],
+        "verdict": envelope["verdict"],
+        **{name: pairs[name] for name in ("exact", "weighted_kappa", "mae", "bias")},
+    }

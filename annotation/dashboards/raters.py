@@ -1,0 +1,238 @@
+"""The raters page: agreement among clinicians per study and round, pairwise clinician
+agreement, each clinician against the reference over a rolling window (drift), and realism by
+case attribute with the least realistic cases.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from annotation import agreement
+from annotation.dashboards.common import (
+    DRIFT_WINDOW,
+    _agree,
+    _drift_points,
+    _realism_counts,
+    _realism_keys,
+    _summary,
+)
+from annotation.dashboards.figures import _drift_figure, _matrix_figure, _realism_figure, figure
+from annotation.dashboards.loading import Dataset, _kind, to_ratings
+from annotation.dashboards.tables import table
+
+LEAST_REALISTIC = 15
+
+
+# --- inter-rater reliability ------------------------------------------------------------------------
+
+
+def raters_page(ds: Dataset) -> dict:
+    tables = {
+        "alpha": _alpha_table(ds),
+        "matrix": _matrix_table(ds),
+        "drift": _drift_table(ds),
+        "realism": _realism_table(ds),
+        "least_realistic": _least_realistic_table(ds),
+    }
+    dimension = ds.filters.dimension or _first_scored(ds)
+    realism_by = ds.filters.realism_by or _default_attribute(ds)
+    figures = {
+        "matrix": figure(
+            _matrix_figure(ds, dimension),
+            "matrix",
+            f"Pairwise clinician agreement · {ds.label(dimension)}",
+        ),
+        "drift": figure(_drift_figure(ds), "drift", "Drift: agreement with reference scores"),
+        "realism": figure(
+            _realism_figure(ds, realism_by), "realism", f"Realism by case {realism_by}"
+        ),
+    }
+    summary = _summary(ds) | {"matrix_dimension": dimension, "realism_by": realism_by}
+    return {"summary": summary, "tables": tables, "figures": figures}
+
+
+def _alpha_table(ds: Dataset) -> dict:
+    rows = []
+    ordered = sorted(ds.studies.values(), key=lambda s: (s["kind"] != "calibration", s["pk"]))
+    for study in ordered:
+        scores = [s for s in ds.scores if s.study == study["pk"]]
+        result = _agree(to_ratings(scores, ds.jury), ds.filters.margin)
+        for key in ds.dimension_order(result):
+            r = result[key]
+            rows.append(
+                {
+                    "study": study["name"],
+                    "kind": _kind(study["kind"]),
+                    "dimension": ds.label(key),
+                    "items": r["alpha"]["n_items"],
+                    "raters": r["alpha"]["n_raters"],
+                    "alpha_ordinal": r["alpha"]["ordinal"],
+                    "alpha_pass_fail": r["alpha"]["nominal"],
+                    "fleiss_kappa": r["fleiss_kappa"],
+                    "alpha_with_jury": (r["alpha_with_jury"] or {}).get("ordinal")
+                    or {"value": None, "reason": "the jury did not score this dimension"},
+                }
+            )
+    columns = [
+        ("study", "Study or round", "text"),
+        ("kind", "Kind", "text"),
+        ("dimension", "Dimension", "text"),
+        ("items", "Shared items", "int"),
+        ("raters", "Clinicians", "int"),
+        ("alpha_ordinal", "α ordinal", "est"),
+        ("alpha_pass_fail", "α pass/fail", "est"),
+        ("fleiss_kappa", "Fleiss κ (nominal)", "est"),
+        ("alpha_with_jury", "α ordinal, with the jury as one more rater", "est"),
+    ]
+    note = (
+        "Krippendorff's alpha (krippendorff package): ordinal on the 1–5 scores, nominal on "
+        "pass/fail (≥ 3), over items scored by 2 or more clinicians; Fleiss' kappa (nominal: "
+        "a 4 against a 5 counts as disagreement, hence lower) over the items with the most "
+        "common number of clinicians. Bootstrap 95% CIs resample items."
+    )
+    return table("Agreement among clinicians, per study and round", columns, rows, note)
+
+
+def _first_scored(ds: Dataset) -> str:
+    present = {s.dimension for s in ds.scores}
+    keys = [d.key for d in ds.rubric.dimensions if d.key in present]
+    return keys[0] if keys else (ds.rubric.dimensions[0].key if ds.rubric.dimensions else "")
+
+
+def _matrix_table(ds: Dataset) -> dict:
+    rows = []
+    for key in ds.dimension_order({s.dimension for s in ds.scores}):
+        for (first, second), pair in sorted(ds.matrix(key).items()):
+            rows.append(
+                {
+                    "dimension": ds.label(key),
+                    "first": first,
+                    "second": second,
+                    "items": pair.n_items,
+                    "adjacent": pair.adjacent.value,
+                    "exact": pair.exact.value,
+                    "weighted_kappa": pair.weighted_kappa.value,
+                }
+            )
+    columns = [
+        ("dimension", "Dimension", "text"),
+        ("first", "Clinician", "text"),
+        ("second", "Clinician", "text"),
+        ("items", "Shared items", "int"),
+        ("adjacent", "Adjacent", "num"),
+        ("exact", "Exact", "num"),
+        ("weighted_kappa", "Weighted κ", "num"),
+    ]
+    note = "Every pair of clinicians who scored the same items, on those items (point values)."
+    return table("Pairwise clinician agreement", columns, rows, note)
+
+
+def _drift_table(ds: Dataset) -> dict:
+    by_clinician: dict[str, list[dict]] = defaultdict(list)
+    for point in _drift_points(ds):
+        by_clinician[point["clinician"]].append(point)
+    rows = []
+    for code, points in sorted(by_clinician.items()):
+        half = len(points) // 2
+        rows.append(
+            {
+                "clinician": code,
+                "comparisons": len(points),
+                "adjacent": _share(points, "adjacent"),
+                "exact": _share(points, "exact"),
+                "first_half": _share(points[:half], "adjacent"),
+                "second_half": _share(points[half:], "adjacent"),
+                "latest": points[-1]["rolling_adjacent"],
+                "last_at": points[-1]["submitted_at"][:16].replace("T", " "),
+            }
+        )
+    columns = [
+        ("clinician", "Clinician", "text"),
+        ("comparisons", "Comparisons", "int"),
+        ("adjacent", "Adjacent", "pct"),
+        ("exact", "Exact", "pct"),
+        ("first_half", "Adjacent, earlier half", "pct"),
+        ("second_half", "Adjacent, later half", "pct"),
+        ("latest", f"Adjacent, last {DRIFT_WINDOW}", "pct"),
+        ("last_at", "Last scored", "text"),
+    ]
+    note = (
+        "Each clinician's scores on reference items (hidden reference items in studies, every "
+        "item of a calibration round) against the reference score, by submission time. A "
+        "clinician drifting from the reference shows a later half below the earlier one."
+    )
+    empty = (
+        "No scores on reference items with a reference score yet. Give a study a hidden "
+        "reference share and write those items' references."
+    )
+    return table("Each clinician against the reference", columns, rows, note, empty)
+
+
+def _share(points: list[dict], key: str) -> float | None:
+    return sum(p[key] for p in points) / len(points) if points else None
+
+
+def _default_attribute(ds: Dataset) -> str:
+    values: dict[str, set[str]] = defaultdict(set)
+    for conversation in ds.conversations.values():
+        for key in conversation.attributes:
+            values[key].update(conversation.values_of(key))
+    usable = sorted(k for k, v in values.items() if len(v) >= 2)
+    preferred = [k for k in ("category", "severity", "personality") if k in usable]
+    return (preferred or usable or ["category"])[0]
+
+
+def _realism_table(ds: Dataset) -> dict:
+    attribute = ds.filters.realism_by or _default_attribute(ds)
+    rows = []
+    for (value, dimension), counter in sorted(_realism_counts(ds, attribute).items()):
+        scores = list(counter.elements())
+        rows.append(
+            {
+                "value": value,
+                "dimension": ds.label(dimension),
+                "n": len(scores),
+                "mean": statistics.fmean(scores),
+                "sd": statistics.pstdev(scores),
+                **{f"s{s}": counter.get(s, 0) for s in agreement.SCORES},
+            }
+        )
+    columns = [
+        ("value", f"Case {attribute}", "text"),
+        ("dimension", "Dimension", "text"),
+        ("n", "Ratings", "int"),
+        ("mean", "Mean", "num"),
+        ("sd", "SD", "num"),
+        *[(f"s{s}", f"{s}s", "int") for s in agreement.SCORES],
+    ]
+    note = "Every clinician's realism ratings (whatever their track), 1 implausible … 5 real."
+    return table(f"Realism by case {attribute}", columns, rows, note)
+
+
+def _least_realistic_table(ds: Dataset) -> dict:
+    keys = set(_realism_keys(ds))
+    per_case: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for score in ds.scores:
+        conversation = ds.conversations.get(score.trace)
+        if score.dimension in keys and score.score is not None and conversation:
+            per_case[(conversation.suite, conversation.case)][score.dimension].append(score.score)
+    rows = []
+    for (suite, case), by_dim in per_case.items():
+        every = [s for scores in by_dim.values() for s in scores]
+        row = {"case": case, "suite": suite, "mean": statistics.fmean(every), "n": len(every)}
+        row |= {k: statistics.fmean(v) for k, v in by_dim.items()}
+        rows.append(row)
+    rows.sort(key=lambda r: (r["mean"], r["case"]))
+    columns = [
+        ("case", "Case", "text"),
+        ("suite", "Case set", "text"),
+        ("mean", "Mean realism", "num"),
+        ("n", "Ratings", "int"),
+        *[(k, ds.label(k), "num") for k in _realism_keys(ds)],
+    ]
+    note = (
+        f"The {LEAST_REALISTIC} cases clinicians found least realistic (mean over both realism "
+        "dimensions and every clinician), for the scenario authors."
+    )
+    return table("Least realistic cases", columns, rows[:LEAST_REALISTIC], note)
