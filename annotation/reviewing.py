@@ -19,6 +19,7 @@ from django.utils import timezone
 from annotation import audit
 from annotation.calibration import compare
 from annotation.models import Assignment, Clinician, Study, Submission
+from annotation.qualification import is_qualified
 from jury.rubric import Dimension, Rubric, cached_rubric
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
@@ -341,8 +342,6 @@ def locked_reason(clinician: Clinician, study: Study) -> str:
     """Why a study cannot be worked on yet ('' when it can)."""
     if study.is_calibration or not study.require_calibration:
         return ""
-    from annotation.qualification import is_qualified
-
     if is_qualified(clinician, study.rubric_name, study.rubric_version):
         return ""
     return "Locked until you pass a calibration round."
