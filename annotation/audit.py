@@ -7,18 +7,30 @@ from annotation.models import AuditEvent
 
 
 def record(actor, action: str, *, study=None, item=None, assignment=None, **detail) -> None:
+    AuditEvent.objects.create(**_event(actor, action, study, item, assignment, detail))
+
+
+def record_assigned(actor, study, assignments) -> None:
+    """Every new assignment of a study, in one insert."""
+    AuditEvent.objects.bulk_create(
+        AuditEvent(**_event(actor, "assigned", study, a.item, a, {"clinician": a.clinician.code}))
+        for a in assignments
+    )
+
+
+def _event(actor, action, study, item, assignment, detail) -> dict:
     if assignment is not None and item is None:
         item = assignment.item
     if item is not None and study is None:
         study = item.study
-    AuditEvent.objects.create(
-        actor=actor if getattr(actor, "pk", None) else None,
-        action=action,
-        study=study,
-        item=item,
-        assignment=assignment,
-        detail=detail,
-    )
+    return {
+        "actor": actor if getattr(actor, "pk", None) else None,
+        "action": action,
+        "study": study,
+        "item": item,
+        "assignment": assignment,
+        "detail": detail,
+    }
 
 
 def trail(item) -> list[AuditEvent]:

@@ -9,7 +9,7 @@ a view. Views receive the dataclasses below and nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 from django.db import IntegrityError, transaction
@@ -149,7 +149,6 @@ class ReviewState:
     version: int
     saved_at: object
     feedback: tuple = ()
-    revisions: tuple = field(default=())
 
 
 def rubric_of(study: Study) -> Rubric:
@@ -353,8 +352,12 @@ def next_open(clinician: Clinician, study: Study | None = None) -> Assignment | 
     ).select_related("item__study")
     if study is not None:
         queue = queue.filter(item__study=study)
+    locked: dict[int, bool] = {}  # a study's lock costs a round report: ask once per study
     for assignment in queue.order_by("item__study__kind", "item__study__created_at", "position"):
-        if not locked_reason(clinician, assignment.item.study):
+        study_id = assignment.item.study_id
+        if study_id not in locked:
+            locked[study_id] = bool(locked_reason(clinician, assignment.item.study))
+        if not locked[study_id]:
             return assignment
     return None
 
@@ -388,7 +391,8 @@ def home_for(clinician: Clinician) -> list[StudyProgress]:
     for study in Study.objects.filter(pk__in=counts).order_by("kind", "created_at"):
         row = counts[study.pk]
         left = row["total"] - row["done"]
-        following = next_open(clinician, study)
+        locked = locked_reason(clinician, study)
+        following = None if locked else next_open(clinician, study)
         progress.append(
             StudyProgress(
                 code=study.code,
@@ -397,7 +401,7 @@ def home_for(clinician: Clinician) -> list[StudyProgress]:
                 done=row["done"],
                 total=row["total"],
                 minutes_left=round(left * pace / 60),
-                locked=locked_reason(clinician, study),
+                locked=locked,
                 next_code=following.code if following else "",
                 feedback_ready=study.is_calibration and left == 0,
             )

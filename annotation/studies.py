@@ -143,16 +143,19 @@ def _create_assignments(study, items, plan, clinicians, actor) -> None:
     mine: dict[str, list[str]] = {}
     for key, code in tracks_of:
         mine.setdefault(code, []).append(key)
-    for code, keys in mine.items():
-        order = review_order(sorted(keys), code, study.seed)
-        for position, key in enumerate(order):
-            assignment = Assignment.objects.create(
-                item=items[key],
-                clinician=by_code[code],
-                tracks=sorted(tracks_of[(key, code)]),
-                position=position,
-            )
-            audit.record(actor, "assigned", assignment=assignment, clinician=code)
+    assignments = [
+        Assignment(
+            item=items[key],
+            clinician=by_code[code],
+            tracks=sorted(tracks_of[(key, code)]),
+            position=position,
+        )
+        for code, keys in mine.items()
+        for position, key in enumerate(review_order(sorted(keys), code, study.seed))
+    ]
+    # One insert for the assignments and one for their audit rows, however large the study.
+    Assignment.objects.bulk_create(assignments)
+    audit.record_assigned(actor, study, assignments)
 
 
 def _open_load(clinician: Clinician) -> int:
