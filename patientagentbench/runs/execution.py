@@ -186,13 +186,19 @@ def finish_run_if_done(run_id: int) -> None:
     unfinished = (Trace.Status.QUEUED, Trace.Status.RUNNING)
     if Trace.objects.filter(run_id=run_id, status__in=unfinished).exists():
         return
-    counts = progress(run_id)
-    failed = counts["done"] == 0 and counts["error"] > 0
-    finished = Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
-        status=Run.Status.FAILED if failed else Run.Status.FINISHED, finished_at=timezone.now()
-    )
-    recompute_run_metrics(run_id)
-    if finished:
+    with transaction.atomic():
+        # The run's row is the lock: of two workers ending its last traces at once, one
+        # stores the metrics, and "finished" is visible only together with them.
+        active = Run.objects.select_for_update().filter(pk=run_id, status__in=Run.ACTIVE)
+        if active.first() is None:  # evaluated with FOR UPDATE: the lock is taken here
+            recompute_run_metrics(run_id)  # a cancelled or stopped run: what did end counts
+            return
+        counts = progress(run_id)
+        failed = counts["done"] == 0 and counts["error"] > 0
+        recompute_run_metrics(run_id)
+        active.update(
+            status=Run.Status.FAILED if failed else Run.Status.FINISHED, finished_at=timezone.now()
+        )
         transaction.on_commit(lambda: _warm_analysis(run_id))
 
 
