@@ -2,7 +2,13 @@
 
 Every criterion becomes one or more named checks and every check's verdict is kept, so a
 failed trace says which requirement it missed (DESIGN §4, Correctness). A trace passes when
-all checks pass. Criterion keys (office-19's, from the paper's release, plus side effects):
+all checks pass (the rule "all_checks"), or, where the criteria say `"pass_rule": "paper"`
+(office-19), by the paper's own rule: every tool check passes (required tools, order, minimum
+counts) and at least half of the argument checks do; `output_pattern` is recorded but never
+gates (the paper's `evaluate_correctness.py`; its text says "all applicable criteria", its
+code does not). Both verdicts are kept, so either can be shown beside the other.
+
+Criterion keys (office-19's, from the paper's release, plus side effects):
 
 - `required_tools`: each tool called at least once (one check per tool);
 - `required_tools_any`: a list of tool sets; at least one set called in full;
@@ -15,8 +21,9 @@ all checks pass. Criterion keys (office-19's, from the paper's release, plus sid
 - `side_effects`: [{kind, min=1, max=None, where={field: pattern}}]: between min and max
   recorded side effects of that kind whose fields match.
 
-`description` is documentation. Any other key raises ValueError: a misspelt criterion must
-not pass silently.
+`description` is documentation and `pass_rule` picks the rule. Any other key raises
+ValueError: a misspelt criterion must not pass silently. Under the paper's rule side-effect
+checks gate like tool checks (office-19 has none).
 """
 
 from __future__ import annotations
@@ -34,6 +41,15 @@ _MIN_COUNT_ALIASES = {"min_send_emails": "send_email", "min_weather_calls": "get
 _MIN_CALLS = re.compile(r"^min_(?P<tool>\w+)_calls$")
 
 
+ALL_CHECKS = "all_checks"
+PAPER = "paper"
+PASS_RULES = {
+    ALL_CHECKS: "every check passes",
+    PAPER: "the paper's rule: every tool check and at least half of the argument checks",
+}
+_META_KEYS = {"description", "pass_rule"}
+
+
 class Check(TypedDict):
     name: str
     passed: bool
@@ -44,6 +60,48 @@ class Check(TypedDict):
 class Verdict:
     passed: bool
     checks: list[Check] = field(default_factory=list)
+    rule: str = ALL_CHECKS
+    passed_all_checks: bool | None = None
+    passed_paper: bool | None = None
+    tools_correct: bool | None = None
+    args_correct: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """What a trace stores: the verdict under its rule, both rules, and every check."""
+        return {
+            "passed": self.passed,
+            "rule": self.rule,
+            "passed_all_checks": self.passed_all_checks,
+            "passed_paper": self.passed_paper,
+            "tools_correct": self.tools_correct,
+            "args_correct": self.args_correct,
+            "checks": list(self.checks),
+        }
+
+
+def judge(checks: Sequence[Mapping[str, Any]], rule: str = ALL_CHECKS) -> Verdict:
+    """Both pass rules over a trace's checks; `passed` is the one `rule` names."""
+    if rule not in PASS_RULES:
+        raise ValueError(f"unknown pass rule {rule!r}; one of {', '.join(PASS_RULES)}")
+    arg_checks = [c for c in checks if c["name"].startswith("arg:")]
+    gating = [
+        c for c in checks if not c["name"].startswith("arg:") and c["name"] != "output_pattern"
+    ]
+    tools_correct = all(c["passed"] for c in gating)
+    args_correct = (
+        sum(bool(c["passed"]) for c in arg_checks) / len(arg_checks) if arg_checks else 1.0
+    )
+    all_checks = all(c["passed"] for c in checks)
+    paper = tools_correct and args_correct >= 0.5
+    return Verdict(
+        passed=paper if rule == PAPER else all_checks,
+        checks=[dict(c) for c in checks],
+        rule=rule,
+        passed_all_checks=all_checks,
+        passed_paper=paper,
+        tools_correct=tools_correct,
+        args_correct=args_correct,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +128,13 @@ def evaluate(
     checks: list[Check] = []
     for key, check in _checkers(criteria):
         checks.extend(check(criteria[key], trace))
-    return Verdict(passed=all(c["passed"] for c in checks), checks=checks)
+    return judge(checks, criteria.get("pass_rule", ALL_CHECKS))
 
 
 def _checkers(criteria: Mapping[str, Any]) -> list[tuple[str, Callable[[Any, _Trace], list]]]:
     known, unknown = [], []
     for key in criteria:
-        if key == "description":
+        if key in _META_KEYS:
             continue
         checker = _CHECKERS.get(key) or _min_calls_checker(key)
         if checker is None:
@@ -125,14 +183,15 @@ def _arg_checks(specs: list[Mapping[str, str]], trace: _Trace) -> list[Check]:
     checks = []
     for spec in specs:
         tool, key, pattern = _arg_spec(spec)
-        values = [str(args[key]) for name, args in trace.calls if name == tool and key in args]
+        # A call without the key is tested as "" (the paper's `.get(key, "")`).
+        values = [str(args.get(key, "")) for name, args in trace.calls if name == tool]
         matched = next((v for v in values if re.search(pattern, v)), None)
         if matched is not None:
             detail = f"{key}={matched!r} matches"
         elif values:
             detail = f"no {key} of {len(values)} {tool} call(s) matches"
         else:
-            detail = f"no {tool} call with {key}"
+            detail = f"no {tool} call"
         checks.append(_check(f"arg:{tool}.{key}~{pattern}", matched is not None, detail))
     return checks
 

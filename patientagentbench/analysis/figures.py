@@ -10,6 +10,8 @@ HTML download, with plotly.js embedded so it opens offline.
 from __future__ import annotations
 
 import csv
+import json
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -183,14 +185,13 @@ def divergence_histogram(frame: pd.DataFrame) -> go.Figure:
     )
 
 
-def tss_vs_correctness(
-    frame: pd.DataFrame, threshold: float = statistics.MEDIAN_SPLIT_TSS
-) -> go.Figure:
-    """Each cell's TSS against its correct rate, by model, with a least-squares line and the
-    paper's median-split threshold."""
+def tss_vs_correctness(frame: pd.DataFrame, threshold: float | None = None) -> go.Figure:
+    """Each cell's TSS against its correct rate, by model, with a least-squares line (when
+    both vary) and the split threshold (the median cell TSS, as the paper's code splits)."""
     cells = frame[frame["tss"].notna() & frame["correct_rate"].notna()]
     if cells.empty:
         return _empty("TSS vs correctness", "no cell has both a TSS and a correct rate")
+    threshold = float(cells["tss"].median()) if threshold is None else threshold
     figure = go.Figure()
     for model, members in cells.groupby("model", sort=True):
         figure.add_trace(
@@ -205,7 +206,7 @@ def tss_vs_correctness(
                 + "</extra>",
             )
         )
-    if cells["tss"].nunique() > 1:
+    if cells["tss"].nunique() > 1 and cells["correct_rate"].nunique() > 1:
         fit = stats.linregress(cells["tss"], cells["correct_rate"])
         x = np.array([cells["tss"].min(), cells["tss"].max()])
         figure.add_trace(
@@ -255,7 +256,9 @@ def model_category_heatmap(frame: pd.DataFrame, metric: str = "tss") -> go.Figur
 
 def all_figures(frame: pd.DataFrame, published: Published | None = None) -> dict[str, go.Figure]:
     """The report page's figures by name; `published` (from `load_published`) adds the
-    paper's values where it published the same numbers."""
+    paper's values where it published the same numbers. Cells with fewer than two valid runs
+    are left out, as from every figure of the paper."""
+    frame = statistics.analysed_cells(frame)
     return {
         "model_comparison": model_comparison(frame, published),
         "by_category": by_category(frame, published),
@@ -280,10 +283,25 @@ def figure_config(filename: str = "figure") -> dict[str, Any]:
 
 
 def figure_html(fig: go.Figure, *, div_id: str | None = None, filename: str = "figure") -> str:
-    """A standalone <div> for a page that loads plotly.js itself (served locally)."""
-    return fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=figure_config(filename)
+    """A standalone <div> for a page that loads plotly.js itself (served locally).
+
+    No inline script, so the site's Content-Security-Policy holds: the figure and its config
+    travel in a JSON island (`<script type="application/json">`, never executed) that
+    static/js/figures.js draws into the div, on load and after every htmx swap."""
+    div_id = div_id or f"fig-{uuid.uuid4().hex[:12]}"
+    spec = f'{{"figure":{fig.to_json()},"config":{json.dumps(figure_config(filename))}}}'
+    # As django's json_script: no "</script>" or "<!--" can close the island early.
+    spec = spec.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    height, width = (_css_size(fig.layout[side]) for side in ("height", "width"))
+    return (
+        f'<div style="height:{height}; width:{width};">'
+        f'<div id="{div_id}" class="plotly-graph-div" style="height:100%; width:100%;"></div>'
+        f'<script type="application/json" data-plotly-figure="{div_id}">{spec}</script></div>'
     )
+
+
+def _css_size(value: Any) -> str:
+    return f"{value}px" if isinstance(value, int | float) else "100%"
 
 
 def figure_document(fig: go.Figure, *, filename: str = "figure") -> str:

@@ -16,10 +16,19 @@ Choices the definitions leave open, settled against `shared/golden/consistency-c
   diverges at the first missing step (min length + 1); leaving such pairs out misses 10 cells.
 - Unique sequences counts distinct tool-*name* sequences (counting arguments too misses).
 
-Left open by the golden data (no empty valid response, no argument that differs only in list
-order): output agreement leaves out pairs where either stripped response is empty, as DESIGN
-§4 words it; the divergence point compares arguments as flattened sets, the same identity AC
-uses.
+Settled against `shared/golden/paper-edge-cases.json` (the paper's code on edge cases):
+
+- A cell with fewer than two valid traces is "insufficient": the paper's runner computes no
+  metric for it and leaves it out of every study figure, so every metric here is None and the
+  cell says why (`excluded_reason`).
+- Output agreement keeps every truthy response and then strips it, so a whitespace-only
+  response counts as "" and matches another one; fewer than two kept responses give 1.0 and one
+  unique response (the paper's `output_agreement`). DESIGN §4's reading (pairs of non-empty
+  stripped responses only) differs on exactly those cells.
+- The divergence point compares arguments by Python equality of the argument dicts, as the
+  paper's `!=` does: list order counts, 50 != "50", 5 == 5.0, True == 1, nested key order does
+  not. AC keeps its flattened `str()` sets (Definition 4), so the two can disagree.
+- Calls per trace: population sd (numpy's default) and cv 0 when the mean is 0.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from math import comb
-from statistics import fmean, stdev
+from statistics import fmean, pstdev
 from typing import Any
 
 import numpy as np
@@ -50,12 +59,14 @@ __all__ = [
     "cell_metrics",
     "divergence_point",
     "divergence_steps",
+    "equality_key",
     "error_rate",
     "flatten_arguments",
     "jaccard",
     "levenshtein",
     "malformed_rate",
     "output_agreement",
+    "output_agreement_counts",
     "pass_hat_k",
     "tss",
     "unique_sequences",
@@ -65,21 +76,34 @@ Arguments = Mapping[str, Any] | None
 Call = tuple[str, Arguments]
 
 
+INSUFFICIENT = "insufficient valid traces"
+
+
 @dataclass(slots=True)
 class TraceData:
-    """One run, reduced to what the metrics read. `arguments` is None for a malformed call."""
+    """One run, reduced to what the metrics read. `arguments` is None for a malformed call.
+
+    `correct` follows the suite's pass rule; `correct_all_checks` is the strict rule (every
+    check passes); `tools_correct` and `args_correct` (share of argument checks passed) are
+    the paper's two parts of its rule, None when the trace has no criteria checks.
+    """
 
     calls: list[Call]
     final_response: str = ""
     error: str | None = None
     correct: bool | None = None
+    correct_all_checks: bool | None = None
+    tools_correct: bool | None = None
+    args_correct: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class CallStats:
     mean: float | None
-    sd: float | None  # sample standard deviation (ddof = 1)
-    cv: float | None  # sd / mean
+    sd: float | None  # population standard deviation (ddof = 0), as the paper's np.std
+    cv: float | None  # sd / mean; 0 when the mean is 0
+    min: int | None = None
+    max: int | None = None
 
 
 def flatten_arguments(args: Arguments) -> frozenset[tuple[str, Any]]:
@@ -96,6 +120,17 @@ def _flat_value(value: Any) -> str | tuple[str, ...]:
     if isinstance(value, list | tuple):
         return tuple(sorted(str(item) for item in value))
     return str(value)
+
+
+def equality_key(value: Any) -> Any:
+    """A hashable stand-in equal exactly when the values are == in Python (the paper compares
+    argument dicts with `!=`): dicts ignore key order, lists keep item order, and numbers keep
+    Python's own equality (5 == 5.0, True == 1, but 50 != "50")."""
+    if isinstance(value, Mapping):
+        return ("dict", frozenset((key, equality_key(item)) for key, item in value.items()))
+    if isinstance(value, list | tuple):
+        return ("list", tuple(equality_key(item) for item in value))
+    return value
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:
@@ -143,13 +178,20 @@ def divergence_steps(calls_list: Sequence[Sequence[Call]]) -> list[int]:
     return [] if steps is None else steps.tolist()
 
 
-def output_agreement(responses: Sequence[str]) -> float | None:
-    """Exact-match rate over pairs of stripped final responses, both non-empty."""
-    counts = Counter(text for response in responses if (text := (response or "").strip()))
+def output_agreement(responses: Sequence[str]) -> float:
+    """Exact-match rate over pairs of final responses, as the paper computes it: responses
+    that are not empty are kept and then stripped (a whitespace-only one becomes ""); fewer
+    than two kept gives 1.0."""
+    return output_agreement_counts(responses)[0]
+
+
+def output_agreement_counts(responses: Sequence[str]) -> tuple[float, int]:
+    """(exact-match rate, number of unique kept responses), the paper's `output_agreement`."""
+    counts = Counter(response.strip() for response in responses if response)
     total = sum(counts.values())
     if total < 2:
-        return None
-    return sum(comb(c, 2) for c in counts.values()) / comb(total, 2)
+        return 1.0, 1
+    return sum(comb(c, 2) for c in counts.values()) / comb(total, 2), len(counts)
 
 
 def pass_hat_k(successes: Sequence[bool]) -> list[float]:
@@ -177,34 +219,93 @@ def calls_per_trace(calls_list: Sequence[Sequence[Call]]) -> CallStats:
     if not counts:
         return CallStats(None, None, None)
     mean = fmean(counts)
-    sd = stdev(counts) if len(counts) > 1 else None
-    cv = sd / mean if sd is not None and mean > 0 else None
-    return CallStats(mean, sd, cv)
+    sd = pstdev(counts)
+    return CallStats(mean, sd, sd / mean if mean > 0 else 0.0, min(counts), max(counts))
+
+
+CELL_METRICS = (
+    "tss",
+    "ac",
+    "ac_aligned",
+    "unique_sequences",
+    "divergence_point",
+    "output_exact_match",
+    "output_unique_responses",
+    "correct_rate",
+    "correct_rate_all_checks",
+    "tools_correct_rate",
+    "args_correct_rate",
+    "n_scored",
+    "pass_hat_k",
+    "malformed_rate",
+    "calls_mean",
+    "calls_sd",
+    "calls_cv",
+    "calls_min",
+    "calls_max",
+)
 
 
 def cell_metrics(traces: Sequence[TraceData]) -> dict[str, Any]:
-    """Every metric of one cell as JSON-ready numbers; undefined ones are None."""
+    """Every metric of one cell as JSON-ready numbers; undefined ones are None. A cell with
+    fewer than two valid traces has no metrics at all and says why."""
     valid = [t for t in traces if t.error is None]
+    counts = {"n_runs": len(traces), "n_valid": len(valid), "n_error": len(traces) - len(valid)}
+    if len(valid) < 2:
+        reason = f"{INSUFFICIENT} ({len(valid)} of {len(traces)} valid)"
+        return counts | dict.fromkeys(CELL_METRICS) | {"excluded_reason": reason}
     calls_list = [t.calls for t in valid]
     cell = _Cell(calls_list)
-    graded = [t.correct for t in valid if t.correct is not None]
     calls = calls_per_trace(calls_list)
+    exact_match, unique_responses = output_agreement_counts([t.final_response for t in valid])
+    return (
+        counts
+        | {
+            "tss": cell.tss(),
+            "ac": cell.argument_consistency(),
+            "ac_aligned": cell.ac_aligned(),
+            "unique_sequences": unique_sequences(cell.names),
+            "divergence_point": cell.divergence_point(),
+            "output_exact_match": exact_match,
+            "output_unique_responses": unique_responses,
+            **_correctness(valid),
+            "malformed_rate": malformed_rate(calls_list),
+            "calls_mean": calls.mean,
+            "calls_sd": calls.sd,
+            "calls_cv": calls.cv,
+            "calls_min": calls.min,
+            "calls_max": calls.max,
+        }
+        | {"excluded_reason": None}
+    )
+
+
+def _correctness(valid: Sequence[TraceData]) -> dict[str, Any]:
+    """Correct rates over the valid traces that have a verdict (the paper's `n_scored`)."""
+    graded = [t for t in valid if t.correct is not None]
+    if not graded:
+        return {
+            "correct_rate": None,
+            "correct_rate_all_checks": None,
+            "tools_correct_rate": None,
+            "args_correct_rate": None,
+            "n_scored": 0,
+            "pass_hat_k": None,
+        }
+    successes = [bool(t.correct) for t in graded]
     return {
-        "n_valid": len(valid),
-        "n_error": len(traces) - len(valid),
-        "tss": cell.tss(),
-        "ac": cell.argument_consistency(),
-        "ac_aligned": cell.ac_aligned(),
-        "unique_sequences": unique_sequences(cell.names),
-        "divergence_point": cell.divergence_point(),
-        "output_exact_match": output_agreement([t.final_response for t in valid]),
-        "correct_rate": fmean(graded) if graded else None,
-        "pass_hat_k": pass_hat_k(graded) if graded else None,
-        "malformed_rate": malformed_rate(calls_list),
-        "calls_mean": calls.mean,
-        "calls_sd": calls.sd,
-        "calls_cv": calls.cv,
+        "correct_rate": fmean(successes),
+        "correct_rate_all_checks": _mean_or_none(t.correct_all_checks for t in graded),
+        "tools_correct_rate": _mean_or_none(t.tools_correct for t in graded),
+        "args_correct_rate": _mean_or_none(t.args_correct for t in graded),
+        "n_scored": len(graded),
+        "pass_hat_k": pass_hat_k(successes),
     }
+
+
+def _mean_or_none(values) -> float | None:
+    present = [float(v) for v in values if v is not None]
+    return fmean(present) if present else None
 
 
 class _Cell:
@@ -294,6 +395,17 @@ class _Cell:
         steps = self.divergence_steps()
         return float(steps.mean()) if steps is not None and steps.size else None
 
+    @cached_property
+    def equal_argument_ids(self) -> np.ndarray:
+        """Each step's arguments as an id under Python equality ([trace, step], -1 padded)."""
+        interned: dict[Any, int] = {}
+        ids = np.full(self.name_codes[0].shape, -1, dtype=np.int64)
+        for row, calls in enumerate(self.calls_list):
+            ids[row, : len(calls)] = [
+                interned.setdefault(equality_key(args), len(interned)) for _, args in calls
+            ]
+        return ids
+
     def divergence_steps(self) -> np.ndarray | None:
         """The 1-based first diverging step of every diverging pair (j < k order)."""
         if self.size < 2:
@@ -302,7 +414,7 @@ class _Cell:
         codes = self.name_codes[0]
         if codes.shape[1] == 0:
             return np.empty(0, dtype=np.int64)  # no calls in any trace: every pair is equal
-        ids, _ = self.argument_ids
+        ids = self.equal_argument_ids
         # -1 padding on both sides: a step one trace lacks differs, a step both lack does not.
         names_differ = codes[first] != codes[second]
         arguments_differ = ids[first] != ids[second]

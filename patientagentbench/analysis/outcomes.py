@@ -140,7 +140,8 @@ def evaluate_outcome(
         checks += [conduct.agreed_before_acting(messages), conduct.confirmed_back(messages)]
     if end_reason:
         checks.append(conduct.ended(end_reason, goal))
-    return Verdict(passed=all(c["passed"] for c in checks), checks=checks)
+    passed = all(c["passed"] for c in checks)
+    return Verdict(passed=passed, checks=checks, passed_all_checks=passed)
 
 
 def _goal_checks(outcome: _Outcome) -> list[Check]:

@@ -24,6 +24,7 @@ from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
+from patientagentbench.analysis.paper_study import paper_study
 from patientagentbench.analysis.study import attribute_columns
 
 __all__ = [
@@ -68,8 +69,9 @@ TABLE_METRICS = (
 )
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
 AMBIGUOUS = "ambiguous"
-# The paper's median split of cells by TSS ("TSS >= 0.90").
-MEDIAN_SPLIT_TSS = 0.90
+# The paper's text splits cells at "TSS >= 0.90"; its code splits at the median of cell TSS,
+# which is what `correctness_vs_tss` does unless given a threshold.
+PAPER_TEXT_SPLIT_TSS = 0.90
 
 
 # -- intervals -----------------------------------------------------------------------------
@@ -457,13 +459,16 @@ def _pooled_correct_rate(cells: pd.DataFrame) -> float | None:
     return correct / graded if graded else None
 
 
-def _median_split(cells: pd.DataFrame, threshold: float) -> dict[str, Any]:
+def _median_split(cells: pd.DataFrame, threshold: float | None) -> dict[str, Any]:
+    median = float(cells["tss"].median())
+    threshold = median if threshold is None else threshold
     high = cells[cells["tss"] >= threshold]
     low = cells[cells["tss"] < threshold]
     comparison = independent_comparison(high["correct_rate"], low["correct_rate"])
     return {
         "threshold": threshold,
-        "tss_median": float(cells["tss"].median()),
+        "threshold_is_median": threshold == median,
+        "tss_median": median,
         "n_high": len(high),
         "n_low": len(low),
         "high_traces_correct_rate": _pooled_correct_rate(high),
@@ -492,10 +497,10 @@ def _tertiles(cells: pd.DataFrame) -> dict[str, Any]:
     return {"tertiles": rows, "anova": test}
 
 
-def correctness_vs_tss(frame: pd.DataFrame, threshold: float = MEDIAN_SPLIT_TSS) -> dict:
+def correctness_vs_tss(frame: pd.DataFrame, threshold: float | None = None) -> dict:
     """Does consistency predict correctness? Pearson and Spearman of TSS (and AC) with the
-    cell's correct rate; the median split at TSS 0.90 (the paper: 90.2% vs 61.2%, d = 0.81);
-    correct rate per TSS tertile."""
+    cell's correct rate; the split at the median cell TSS (the paper: 90.2% vs 61.2%, d =
+    0.81), or at `threshold`; correct rate per TSS tertile."""
     cells = frame[frame["tss"].notna() & frame["correct_rate"].notna()]
     if cells.empty:
         return _unavailable("no cell has both a TSS and a correct rate")
@@ -790,19 +795,57 @@ def _breakdowns(frame: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def dropped_cells(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Cells left out of every analysis (fewer than two valid runs), each with its reason."""
+    if "excluded_reason" not in frame:
+        return []
+    dropped = frame[frame["excluded_reason"].notna()]
+    return [
+        {
+            "model": row["model"],
+            "task_id": row["task_id"],
+            "temperature": row["temperature"],
+            "n_runs": row.get("n_runs"),
+            "n_valid": row["n_valid"],
+            "reason": row["excluded_reason"],
+        }
+        for _, row in dropped.iterrows()
+    ]
+
+
+def analysed_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The cells the paper analyses: those with at least two valid runs."""
+    if "excluded_reason" not in frame:
+        return frame
+    return frame[frame["excluded_reason"].isna()]
+
+
 def full_report(
     frame: pd.DataFrame,
     *,
     include_mixed_model: bool = True,
     bootstrap_resamples: int = 2000,
-    threshold: float = MEDIAN_SPLIT_TSS,
+    threshold: float | None = None,
     published_headline: Mapping[str, Mapping[str, Any]] | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every table and test above, JSON-ready (NaN -> None). `published_headline` (the
-    "headline" part of `figures.load_published`) puts the paper's values beside ours."""
+    """Every table and test above, JSON-ready (NaN -> None), on the analysed cells; the cells
+    with fewer than two valid runs are listed with their reason and otherwise left out, as
+    the paper leaves them out. `paper` holds the paper's own study figures (`paper_study`);
+    `published_headline` (the "headline" part of `figures.load_published`) puts the paper's
+    published values beside this study's. `settings` (malformed-call handling, pass rule) is
+    stated in the report."""
+    everything, frame = frame, analysed_cells(frame)
+    common = {
+        "n_cells_total": len(everything),
+        "dropped_cells": dropped_cells(everything),
+        "settings": dict(settings or {}),
+    }
     if frame.empty:
-        return jsonable({"n_cells": 0, "error": "the study has no cells"})
+        reason = "the study has no cells" if everything.empty else "no cell has two valid runs"
+        return jsonable({"n_cells": 0, "error": reason, **common})
     report: dict[str, Any] = {
+        **common,
         "n_cells": len(frame),
         "n_valid_traces": frame["n_valid"].sum(),
         "n_error_traces": frame["n_error"].sum(),
@@ -833,61 +876,198 @@ def full_report(
         if include_mixed_model
         else {"skipped": "include_mixed_model=False"}
     )
+    report["paper"] = paper_study(everything)
     report["headline"] = headline_figures(report, published_headline)
     return jsonable(report)
+
+
+# The paper's headline figures: (name, label, path in the report's "paper" section, unit,
+# path of the sample size), and the project's own variant where it adds something.
+HEADLINE_ROWS = (
+    ("mean_tss", "Mean tool-sequence similarity (TSS) over cells", ("mean_tss",), "", None),
+    ("mean_ac", "Mean argument consistency (AC) over cells", ("mean_ac",), "", None),
+    (
+        "tss_vs_ac_cohens_d",
+        "TSS exceeds AC within cells: Cohen's d_z (paired t)",
+        ("tss_vs_ac_paired", "cohens_d_z"),
+        "",
+        ("tss_vs_ac_paired", "n_cells"),
+    ),
+    (
+        "ambiguous_ac",
+        "AC of ambiguous tasks",
+        ("ambiguous_vs_structured", "ac", "mean_ambiguous"),
+        "",
+        ("ambiguous_vs_structured", "ac", "n_ambiguous"),
+    ),
+    (
+        "ambiguous_tss",
+        "TSS of ambiguous tasks",
+        ("ambiguous_vs_structured", "tss", "mean_ambiguous"),
+        "",
+        ("ambiguous_vs_structured", "ac", "n_ambiguous"),
+    ),
+    (
+        "first_divergence_in_steps_1_2_pct",
+        "Cells whose mean divergence point is in steps 1-2",
+        ("divergence", "share_steps_1_2"),
+        "%",
+        ("divergence", "n_cells_with_divergence"),
+    ),
+    (
+        "output_exact_match_pct_max",
+        "Highest model mean of final-response exact match",
+        None,
+        "%",
+        None,
+    ),
+    (
+        "overall_correctness_pct",
+        "Correctness: mean of the cells' correct rates",
+        ("correctness", "overall_correctness"),
+        "%",
+        ("correctness", "n_conditions"),
+    ),
+    (
+        "correctness_high_tss_pct",
+        "Correctness of cells at or above the median TSS",
+        ("median_split", "high_tss_correctness"),
+        "%",
+        ("median_split", "n_high"),
+    ),
+    (
+        "correctness_low_tss_pct",
+        "Correctness of cells below the median TSS",
+        ("median_split", "low_tss_correctness"),
+        "%",
+        ("median_split", "n_low"),
+    ),
+    (
+        "tss_correctness_pearson_r",
+        "TSS vs correct rate: Pearson r",
+        ("correctness", "tss_pearson", "r"),
+        "",
+        ("correctness", "n_conditions"),
+    ),
+    (
+        "tss_correctness_spearman_rho",
+        "TSS vs correct rate: Spearman rho",
+        ("correctness", "tss_spearman", "rho"),
+        "",
+        ("correctness", "n_conditions"),
+    ),
+    (
+        "ac_correctness_pearson_r",
+        "AC vs correct rate: Pearson r",
+        ("correctness", "ac_pearson", "r"),
+        "",
+        ("correctness", "n_conditions"),
+    ),
+    ("anova_tss_F", "TSS differs by model: one-way ANOVA F", ("anova_tss_by_model", "F"), "", None),
+    ("anova_ac_F", "AC differs by model: one-way ANOVA F", ("anova_ac_by_model", "F"), "", None),
+    (
+        "split_half_tss_r",
+        "Split-half reliability of TSS (even vs odd runs): Pearson r",
+        ("split_half", "tss_pearson_r"),
+        "",
+        ("split_half", "n_cells"),
+    ),
+)
 
 
 def headline_figures(
     report: Mapping[str, Any], published: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
-    """This study's values under the names of the paper's paper-headline-figures.csv, so the
-    two can be shown side by side (percentages where the paper gives percentages)."""
+    """The paper's headline figures computed as the paper's code computes them (the report's
+    `paper` section), under the names of paper-headline-figures.csv, each with a label, its
+    sample size, the published value beside it, and the project's variant where the project
+    measures the same thing differently (percentages where the paper gives percentages)."""
+    paper = report.get("paper") or {}
+    published = published or {}
+    variants = _headline_variants(report)
+    rows = []
+    for name, label, path, unit, n_path in HEADLINE_ROWS:
+        value = _max_model_exact_match(paper) if path is None else _lookup(paper, *path)
+        scale = 100 if unit == "%" and _is_number(value) else 1
+        row = {
+            "figure": name,
+            "label": label,
+            "value": value * scale if _is_number(value) else None,
+            "unit": unit,
+            "n": _lookup(paper, *n_path) if n_path else report.get("n_cells"),
+        }
+        if not _is_number(value):
+            row["reason"] = _reason(paper, path)
+        if name in published:
+            row |= {
+                "published": published[name].get("value"),
+                "published_note": published[name].get("note"),
+            }
+        if name in variants:
+            row["variant"] = variants[name]
+        rows.append(row)
+    return rows
+
+
+def _max_model_exact_match(paper: Mapping[str, Any]) -> float | None:
+    values = [
+        model["mean_output_exact_match_rate"]
+        for model in (paper.get("per_model") or {}).values()
+        if _is_number(model.get("mean_output_exact_match_rate"))
+    ]
+    return max(values) if values else None
+
+
+def _reason(paper: Mapping[str, Any], path: tuple[str, ...] | None) -> str:
+    """Why a figure is missing: the error its test gave, else a generic reason."""
+    node: Any = paper
+    for key in path or ():
+        if isinstance(node, Mapping) and "error" in node:
+            return str(node["error"])
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return "not computable from these cells"
+
+
+def _headline_variants(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The project's own measure of a headline figure, where it differs from the paper's."""
 
     def get(*path: str) -> Any:
         return _lookup(report, *path)
 
     def pct(value: Any) -> float | None:
-        return None if value is None or not _is_number(value) else 100 * value
+        return 100 * value if _is_number(value) else None
 
-    split = ("correctness_vs_tss", "median_split")
-    rows = [
-        ("mean_tss", get("overall", "tss", "t", "mean")),
-        ("mean_ac", get("overall", "ac", "t", "mean")),
-        ("tss_vs_ac_cohens_d", get("tss_vs_ac", "cohens_d")),
-        ("ambiguous_ac", get("ambiguous_vs_structured", "ac", "first", "mean")),
-        ("ambiguous_tss", get("ambiguous_vs_structured", "tss", "first", "mean")),
-        ("first_divergence_in_steps_1_2_pct", pct(get("divergence", "share_steps_1_2"))),
-        ("output_exact_match_pct_max", pct(get("output_exact_match", "max_model_mean"))),
-        ("overall_correctness_pct", pct(get("overall", "correct_traces", "rate"))),
-        ("correctness_high_tss_pct", pct(get(*split, "test", "first", "mean"))),
-        ("correctness_low_tss_pct", pct(get(*split, "test", "second", "mean"))),
-        ("tss_correctness_pearson_r", get("correctness_vs_tss", "tss", "pearson_r")),
-        ("tss_correctness_spearman_rho", get("correctness_vs_tss", "tss", "spearman_rho")),
-        ("ac_correctness_pearson_r", get("correctness_vs_tss", "ac", "pearson_r")),
-        ("anova_tss_F", get("anova", "tss", "F")),
-        ("anova_ac_F", get("anova", "ac", "F")),
-        ("split_half_tss_r", get("split_half", "tss", "r")),
-    ]
-    published = published or {}
-    return [
-        {"figure": name, "value": value}
-        | (
-            {
-                "published": published[name].get("value"),
-                "published_note": published[name].get("note"),
-            }
-            if name in published
-            else {}
-        )
-        for name, value in rows
-    ]
+    candidates = {
+        "first_divergence_in_steps_1_2_pct": (
+            "over diverging run pairs (the paper's histogram)",
+            pct(get("divergence", "share_steps_1_2")),
+            "%",
+        ),
+        "overall_correctness_pct": (
+            "pooled over graded traces, Wilson CI",
+            pct(get("overall", "correct_traces", "rate")),
+            "%",
+        ),
+        "split_half_tss_r": (
+            "token-level TSS of odd vs even repetitions, every cell of 4+ runs",
+            get("split_half", "tss", "r"),
+            "",
+        ),
+    }
+    return {
+        name: {"label": label, "value": value, "unit": unit}
+        for name, (label, value, unit) in candidates.items()
+        if value is not None
+    }
 
 
 def report_tables(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The tables a report page offers as CSV: cells; per model, category, difficulty, task,
     model x category (the heatmap's numbers), model x temperature when there are several,
-    and per case attribute."""
+    and per case attribute. The cells table lists every cell, a left-out one with its reason;
+    the others are over the analysed cells."""
     cells = frame.drop(columns=["divergence_steps", "pass_hat_k"], errors="ignore")
+    frame = analysed_cells(frame)
     tables = {
         "cells": cells,
         "model": model_table(frame),

@@ -11,13 +11,15 @@ The cell dicts `cells_frame` reads (`cell_record` builds one from traces):
     temperature                            float or None
     attributes                             dict of further case attributes (subtask,
                                            severity, personality, ...); may be empty
-    n_valid, n_error, tss, ac, ac_aligned, unique_sequences, divergence_point,
-    output_exact_match, correct_rate, pass_hat_k, malformed_rate, calls_mean, calls_sd,
-    calls_cv                               as `cell_metrics` returns them
+    n_runs, n_valid, n_error, tss, ac, ...  as `cell_metrics` returns them (metrics None and
+                                           `excluded_reason` set for a cell with fewer
+                                           than two valid traces)
     n_graded                               optional: valid traces with a verdict
+    n_completed                            optional: runs with a final response, no error
     divergence_steps                       list[int], `per_pair_divergence_steps`
     tss_odd, tss_even, ac_odd, ac_even,
     ac_aligned_odd, ac_aligned_even        optional, `split_half_metrics`
+    paper_split_tss_odd, _even             optional, `paper_split_half` (cells of >= 10 runs)
 
 Missing metric keys become NaN, so a frame of hand-made rows is fine for tests.
 """
@@ -35,6 +37,7 @@ from patientagentbench.analysis.metrics import (
     cell_metrics,
     divergence_steps,
 )
+from patientagentbench.analysis.paper_study import SPLIT_HALF_MIN_RUNS, char_level_tss
 
 __all__ = [
     "ATTRIBUTES_KEY",
@@ -53,26 +56,38 @@ IDENTITY_COLUMNS = ("model", "task_id", "category", "difficulty", "temperature")
 # Metrics that split-half reliability compares between odd and even repetitions.
 SPLIT_HALF_METRICS = ("tss", "ac", "ac_aligned")
 NUMERIC_COLUMNS = (
+    "n_runs",
     "n_valid",
     "n_error",
     "n_graded",
+    "n_completed",
     "tss",
     "ac",
     "ac_aligned",
     "unique_sequences",
     "divergence_point",
     "output_exact_match",
+    "output_unique_responses",
     "correct_rate",
+    "correct_rate_all_checks",
+    "tools_correct_rate",
+    "args_correct_rate",
     "malformed_rate",
     "calls_mean",
     "calls_sd",
     "calls_cv",
+    "calls_min",
+    "calls_max",
     *(f"{metric}_{half}" for metric in SPLIT_HALF_METRICS for half in ("odd", "even")),
+    "paper_split_tss_odd",
+    "paper_split_tss_even",
 )
 LIST_COLUMNS = ("divergence_steps", "pass_hat_k")
+# Why a cell is left out of the analysis (None for an analysed cell).
+NOTE_COLUMNS = ("excluded_reason",)
 # `frame.attrs[ATTRIBUTES_KEY]` names the columns that came from the cells' attributes.
 ATTRIBUTES_KEY = "attribute_columns"
-_RESERVED = frozenset((*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS))
+_RESERVED = frozenset((*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS, *NOTE_COLUMNS))
 
 
 def per_pair_divergence_steps(traces: Sequence[TraceData]) -> list[int]:
@@ -93,6 +108,19 @@ def split_half_metrics(traces: Sequence[TraceData]) -> dict[str, float | None]:
         f"{metric}_{half}": values[half][metric]
         for metric in SPLIT_HALF_METRICS
         for half in ("odd", "even")
+    }
+
+
+def paper_split_half(traces: Sequence[TraceData]) -> dict[str, float | None]:
+    """split_half.py: character-level TSS of the even- and odd-indexed runs (0, 2, 4, ... is
+    "odd", the 1st, 3rd, ... run), errored runs kept as empty sequences; only for cells of at
+    least ten runs."""
+    if len(traces) < SPLIT_HALF_MIN_RUNS:
+        return {"paper_split_tss_odd": None, "paper_split_tss_even": None}
+    names = [[] if t.error is not None else [name for name, _ in t.calls] for t in traces]
+    return {
+        "paper_split_tss_odd": char_level_tss(names[0::2]),
+        "paper_split_tss_even": char_level_tss(names[1::2]),
     }
 
 
@@ -117,8 +145,10 @@ def cell_record(
         "attributes": dict(attributes or {}),
         **cell_metrics(traces),
         "n_graded": sum(t.error is None and t.correct is not None for t in traces),
+        "n_completed": sum(t.error is None and bool(t.final_response) for t in traces),
         "divergence_steps": per_pair_divergence_steps(traces),
         **split_half_metrics(traces),
+        **paper_split_half(traces),
     }
 
 
@@ -140,7 +170,7 @@ def cells_frame(cells: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         )
     )
     extras = [column for column in frame.columns if column not in _RESERVED]
-    for column in (*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS):
+    for column in (*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS, *NOTE_COLUMNS):
         if column not in frame:
             frame[column] = pd.Series([None] * len(frame), dtype=object)
     for column in NUMERIC_COLUMNS:
@@ -150,7 +180,7 @@ def cells_frame(cells: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     graded_unknown = frame["n_graded"].isna() & frame["correct_rate"].notna()
     frame.loc[graded_unknown, "n_graded"] = frame.loc[graded_unknown, "n_valid"]
     frame["divergence_steps"] = [_int_list(steps) for steps in frame["divergence_steps"]]
-    frame = frame[[*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS, *extras]]
+    frame = frame[[*IDENTITY_COLUMNS, *NUMERIC_COLUMNS, *LIST_COLUMNS, *NOTE_COLUMNS, *extras]]
     frame.attrs[ATTRIBUTES_KEY] = attributes
     return frame
 

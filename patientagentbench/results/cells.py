@@ -14,7 +14,7 @@ from django.db import transaction
 
 from patientagentbench.analysis.metrics import cell_metrics
 from patientagentbench.models import CellMetrics, Trace
-from patientagentbench.results.scoring import trace_data
+from patientagentbench.results.scoring import DEFAULT_MALFORMED, trace_data
 
 METRIC_STATUSES = (Trace.Status.DONE, Trace.Status.ERROR)
 
@@ -34,14 +34,14 @@ def _cell_order(item):
     return (task_id, model, temperature if temperature is not None else -1.0)
 
 
-def compute_cells(traces) -> list[dict]:
+def compute_cells(traces, malformed: str = DEFAULT_MALFORMED) -> list[dict]:
     """One row per cell with its metrics; errored traces are counted, not measured."""
     return [
         {
             "task": members[0].task,
             "model": model_name,
             "temperature": temperature,
-            "values": cell_metrics([trace_data(t) for t in members]),
+            "values": cell_metrics([trace_data(t, malformed) for t in members]),
         }
         for (_task_id, model_name, temperature), members in cells_of(traces)
     ]
@@ -57,6 +57,7 @@ def run_traces(run_id: int | None):
         "task__category",
         "task__difficulty",
         "task__attributes",
+        "task__criteria",
         "model_name",
         "temperature",
         "repetition",
@@ -64,6 +65,7 @@ def run_traces(run_id: int | None):
         "final_response",
         "error",
         "correct",
+        "correctness",
         "status",
     )
 

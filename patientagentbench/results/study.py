@@ -16,10 +16,11 @@ from django.db.models import Count, Max
 from django.utils.text import slugify
 
 from patientagentbench.analysis import figures, statistics
+from patientagentbench.analysis.correctness import PASS_RULES
 from patientagentbench.analysis.study import cell_record, cells_frame
 from patientagentbench.models import Run
 from patientagentbench.results.cells import cells_of, run_traces
-from patientagentbench.results.scoring import trace_data
+from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES, trace_data
 from patientagentbench.suites.install import SUITES_DIR
 
 PUBLISHED_SUITES = {"office-19"}
@@ -36,7 +37,7 @@ BREAKDOWN_ATTRIBUTES = ("subtask", "severity", "personality", "complexity", "car
 ANALYSIS_TTL_S = 7 * 24 * 3600
 
 
-def study_cells(traces) -> list[dict]:
+def study_cells(traces, malformed: str = DEFAULT_MALFORMED) -> list[dict]:
     """One record per cell, traces in repetition order."""
     records = []
     for (task_id, model, temperature), members in cells_of(traces):
@@ -45,7 +46,7 @@ def study_cells(traces) -> list[dict]:
             cell_record(
                 model=model,
                 task_id=task_id,
-                traces=[trace_data(t) for t in members],
+                traces=[trace_data(t, malformed) for t in members],
                 category=task.category or None,
                 difficulty=task.difficulty or None,
                 temperature=temperature,
@@ -63,9 +64,10 @@ def _breakdown_attributes(attributes: dict) -> dict:
 class Study:
     """Everything the report page and `analysis_report` show, each part computed once."""
 
-    def __init__(self, cells: list[dict], suite_name: str = ""):
+    def __init__(self, cells: list[dict], suite_name: str = "", settings: dict | None = None):
         self.cells = cells
         self.suite_name = suite_name
+        self.settings = settings or {}
         self.published = (
             figures.load_published(SUITES_DIR) if suite_name in PUBLISHED_SUITES else None
         )
@@ -77,31 +79,53 @@ class Study:
     @cached_property
     def statistics(self) -> dict:
         headline = (self.published or {}).get("headline")
-        return statistics.full_report(self.frame, published_headline=headline)
+        return statistics.full_report(
+            self.frame, published_headline=headline, settings=self.settings
+        )
 
     @cached_property
     def tables(self) -> dict[str, pd.DataFrame]:
-        return statistics.report_tables(self.frame) if len(self.frame) else {}
+        return statistics.report_tables(self.frame) if self._has_analysed_cells else {}
 
     @cached_property
     def figures(self) -> dict:
-        return figures.all_figures(self.frame, self.published) if len(self.frame) else {}
+        return figures.all_figures(self.frame, self.published) if self._has_analysed_cells else {}
+
+    @property
+    def _has_analysed_cells(self) -> bool:
+        return len(self.frame) > 0 and len(statistics.analysed_cells(self.frame)) > 0
 
 
-def study_for(run=None) -> Study:
-    traces = run_traces(run.pk if run is not None else None)
-    return Study(study_cells(traces), run.suite.name if run is not None else "")
+def study_for(run=None, malformed: str = DEFAULT_MALFORMED) -> Study:
+    traces = list(run_traces(run.pk if run is not None else None))
+    return Study(
+        study_cells(traces, malformed),
+        run.suite.name if run is not None else "",
+        analysis_settings(traces, malformed),
+    )
+
+
+def analysis_settings(traces, malformed: str) -> dict:
+    """What the report states about how it was computed."""
+    rules = sorted(
+        {(t.task.criteria or {}).get("pass_rule", "all_checks") for t in traces if t.task.criteria}
+    )
+    return {
+        "malformed": malformed,
+        "malformed_meaning": MALFORMED_MODES[malformed],
+        "pass_rules": {rule: PASS_RULES[rule] for rule in rules},
+    }
 
 
 # --- the cached analysis pages read ---------------------------------------------------------
 
 
-def run_analysis(run: Run) -> dict:
+def run_analysis(run: Run, malformed: str = DEFAULT_MALFORMED) -> dict:
     """The run's analysis as plain data; computed only when the run's traces have changed."""
-    key = analysis_key(run)
+    key = analysis_key(run, malformed)
     analysis = cache.get(key)
     if analysis is None:
-        analysis = analysis_data(run, study_for(run))
+        analysis = analysis_data(run, study_for(run, malformed))
         cache.set(key, analysis, timeout=ANALYSIS_TTL_S)
     return analysis
 
@@ -110,12 +134,12 @@ def warm_run_analysis(run_id: int) -> None:
     run_analysis(Run.objects.select_related("suite").get(pk=run_id))
 
 
-def analysis_key(run: Run) -> str:
+def analysis_key(run: Run, malformed: str = DEFAULT_MALFORMED) -> str:
     """Changes when a trace ends or an import lands; no spaces (memcached-safe)."""
     stamp = run.traces.aggregate(n=Count("pk"), last=Max("finished_at"))
     last = stamp["last"].timestamp() if stamp["last"] else 0
     created = run.created_at.timestamp() if run.created_at else 0
-    return f"analysis:v1:{run.pk}:{created}:{run.status}:{stamp['n']}:{last}"
+    return f"analysis:v2:{malformed}:{run.pk}:{created}:{run.status}:{stamp['n']}:{last}"
 
 
 def analysis_data(run: Run, study: Study) -> dict:

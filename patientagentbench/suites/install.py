@@ -34,6 +34,8 @@ def install_suite_data(data: dict) -> Suite:
         },
     )
     criteria = data.get("correctness_criteria", {})
+    # A suite may name the pass rule its criteria were written for (office-19: the paper's).
+    rule = {"pass_rule": data["correctness_rule"]} if "correctness_rule" in data else {}
     for task in data["tasks"]:
         Task.objects.update_or_create(
             suite=suite,
@@ -43,7 +45,7 @@ def install_suite_data(data: dict) -> Suite:
                 "difficulty": task.get("difficulty", ""),
                 "prompt": task["task"],
                 "expected_tools": task.get("expected_tools", []),
-                "criteria": criteria.get(task["id"], {}),
+                "criteria": {**criteria[task["id"]], **rule} if task["id"] in criteria else {},
             },
         )
     return suite

@@ -100,12 +100,14 @@ def divergence_point(calls_list):
             )
             continue
         for step, (x, y) in enumerate(zip(a, b, strict=True), 1):
-            if flatten_arguments(x[1]) != flatten_arguments(y[1]):
+            if x[1] != y[1]:  # the paper's `!=` on the argument dicts themselves
                 points.append(step)
                 break
     return _mean(points)
 
 
 def output_agreement(responses):
-    stripped = [r.strip() for r in responses]
-    return _mean([a == b for a, b in combinations(stripped, 2) if a and b])
+    kept = [r.strip() for r in responses if r]  # the paper filters before it strips
+    if len(kept) < 2:
+        return 1.0
+    return _mean([a == b for a, b in combinations(kept, 2)])

@@ -1,7 +1,6 @@
 """Small cells whose metrics are worked out by hand."""
 
 import json
-import math
 
 import pytest
 
@@ -19,6 +18,7 @@ from patientagentbench.analysis.metrics import (
     levenshtein,
     malformed_rate,
     output_agreement,
+    output_agreement_counts,
     pass_hat_k,
     tss,
     unique_sequences,
@@ -140,16 +140,30 @@ def test_divergence_point():
     assert divergence_point([[], []]) is None
 
 
-def test_divergence_compares_flattened_arguments():
-    same = [[("a", {"to": ["x", "y"], "n": 1})], [("a", {"n": "1", "to": ["y", "x"]})]]
-    assert divergence_point(same) is None
+def test_divergence_compares_arguments_by_python_equality():
+    # The paper's `!=` on argument dicts: key order and 1 == 1.0 == True do not count ...
+    equal = [
+        [("a", {"to": ["x", "y"], "n": 1, "o": {"u": "c", "v": 2}})],
+        [("a", {"o": {"v": 2.0, "u": "c"}, "n": True, "to": ["x", "y"]})],
+    ]
+    assert divergence_point(equal) is None
+    # ... list order and 1 vs "1" do, although AC's flattened sets call them equal.
+    for other in ({"to": ["y", "x"], "n": 1}, {"to": ["x", "y"], "n": "1"}):
+        calls = [[("a", {"to": ["x", "y"], "n": 1})], [("a", other)]]
+        assert divergence_point(calls) == 1.0
+        assert argument_consistency(calls) == 1.0
 
 
 def test_output_agreement():
-    # Non-empty after stripping: "Done." twice and "Other": 1 match in 3 pairs.
-    assert output_agreement(["Done.", " Done. ", "", "Other", "   "]) == pytest.approx(1 / 3)
-    assert output_agreement(["Done.", ""]) is None
+    # Truthy responses are kept, then stripped: "Done." twice, "Other" and "" (the
+    # whitespace one): 1 match in 6 pairs; the empty one is left out.
+    assert output_agreement(["Done.", " Done. ", "", "Other", "   "]) == pytest.approx(1 / 6)
+    assert output_agreement_counts(["Done.", " Done. ", "", "Other", "   "])[1] == 3
+    # Fewer than two kept responses: the paper's 1.0 and one unique response.
+    assert output_agreement_counts(["Done.", ""]) == (1.0, 1)
+    assert output_agreement_counts(["", ""]) == (1.0, 1)
     assert output_agreement(["a", "a"]) == 1.0
+    assert output_agreement(["  ", "\n"]) == 1.0  # both strip to ""
 
 
 def test_pass_hat_k():
@@ -169,11 +183,13 @@ def test_malformed_and_error_rates():
 def test_calls_per_trace():
     stats = calls_per_trace([[CONTACT, CONTACT], [CONTACT] * 4])
     assert stats.mean == 3.0
-    assert stats.sd == pytest.approx(math.sqrt(2))
-    assert stats.cv == pytest.approx(math.sqrt(2) / 3)
+    assert stats.sd == 1.0  # population sd, as the paper's np.std
+    assert stats.cv == pytest.approx(1 / 3)
+    assert (stats.min, stats.max) == (2, 4)
     single = calls_per_trace([[CONTACT]])
-    assert (single.mean, single.sd, single.cv) == (1.0, None, None)
-    assert calls_per_trace([[], []]).cv is None
+    assert (single.mean, single.sd, single.cv) == (1.0, 0.0, 0.0)
+    assert calls_per_trace([[], []]).cv == 0.0  # the paper's cv when the mean is 0
+    assert calls_per_trace([]).mean is None
 
 
 def test_cell_metrics_excludes_and_counts_errors():
@@ -186,7 +202,7 @@ def test_cell_metrics_excludes_and_counts_errors():
     metrics = cell_metrics(traces)
     assert metrics["n_valid"] == 3 and metrics["n_error"] == 1
     assert metrics["unique_sequences"] == 2
-    assert metrics["output_exact_match"] == 1.0
+    assert metrics["output_exact_match"] == 1.0  # "Sent." twice; the empty one is dropped
     assert metrics["correct_rate"] == pytest.approx(2 / 3)
     assert metrics["pass_hat_k"] == pytest.approx([2 / 3, 1 / 3, 0.0])
     assert metrics["malformed_rate"] == pytest.approx(1 / 5)
@@ -194,16 +210,19 @@ def test_cell_metrics_excludes_and_counts_errors():
     json.dumps(metrics)  # stored as JSON
 
 
-def test_cell_metrics_with_one_valid_trace():
-    metrics = cell_metrics([TraceData([CONTACT], "Hi"), TraceData([], error="timeout")])
-    for key in ("tss", "ac", "ac_aligned", "divergence_point", "output_exact_match", "calls_sd"):
+def test_cell_with_one_valid_trace_is_insufficient():
+    metrics = cell_metrics([TraceData([CONTACT], "Hi", correct=True), TraceData([], error="x")])
+    assert metrics["excluded_reason"] == "insufficient valid traces (1 of 2 valid)"
+    assert (metrics["n_runs"], metrics["n_valid"], metrics["n_error"]) == (2, 1, 1)
+    for key in ("tss", "ac", "unique_sequences", "output_exact_match", "calls_mean"):
         assert metrics[key] is None, key
-    assert metrics["unique_sequences"] == 1
-    assert metrics["calls_mean"] == 1.0
     assert metrics["correct_rate"] is None and metrics["pass_hat_k"] is None
+    assert cell_metrics([TraceData([CONTACT]), TraceData([])])["excluded_reason"] is None
 
 
 def test_cell_metrics_of_an_empty_cell():
     metrics = cell_metrics([])
     assert metrics["n_valid"] == 0 and metrics["n_error"] == 0
-    assert all(value is None for key, value in metrics.items() if not key.startswith("n_"))
+    assert metrics["excluded_reason"] == "insufficient valid traces (0 of 0 valid)"
+    metric_values = {k: v for k, v in metrics.items() if not k.startswith("n_")}
+    assert all(v is None for k, v in metric_values.items() if k != "excluded_reason")

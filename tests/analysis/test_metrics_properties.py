@@ -27,7 +27,10 @@ names = st.sampled_from(["get_contact", "send_email", "search_emails", "calculat
 values = st.one_of(
     st.sampled_from(["alice", "bob", "3pm"]),
     st.integers(0, 2),
+    # Values Python calls equal (1 == 1.0 == True) or not ("1"): the divergence point's cases.
+    st.sampled_from([1.0, True, "1", 2.0]),
     st.lists(st.sampled_from(["x", "y", "z"]), max_size=3),
+    st.dictionaries(st.sampled_from(["u", "v"]), st.integers(0, 1), max_size=2),
 )
 arguments = st.one_of(
     st.dictionaries(st.sampled_from(["to", "query", "n"]), values, max_size=3),

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.analysis import figures as figure_tools
 from patientagentbench.models import Run
+from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES
 from patientagentbench.results.study import study_for
 
 
@@ -17,6 +18,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, default=None)
         parser.add_argument("--out", type=Path, required=True, help="Output directory")
+        parser.add_argument(
+            "--malformed",
+            choices=sorted(MALFORMED_MODES),
+            default=DEFAULT_MALFORMED,
+            help="; ".join(f"{mode}: {meaning}" for mode, meaning in MALFORMED_MODES.items())
+            + f" (default {DEFAULT_MALFORMED}, the paper's)",
+        )
 
     def handle(self, *args, **options):
         run = None
@@ -24,7 +32,7 @@ class Command(BaseCommand):
             run = Run.objects.select_related("suite").filter(pk=options["run"]).first()
             if run is None:
                 raise CommandError(f"No run {options['run']}.")
-        study = study_for(run)
+        study = study_for(run, options["malformed"])
         if not study.cells:
             raise CommandError("No finished traces to analyse.")
         out: Path = options["out"]
@@ -36,7 +44,9 @@ class Command(BaseCommand):
         for name, fig in study.figures.items():
             html = figure_tools.figure_document(fig, filename=name)
             (out / "figures" / f"{name}.html").write_text(html)
+        dropped = study.statistics.get("dropped_cells", [])
         self.stdout.write(
             f"Wrote {len(study.tables)} tables, {len(study.figures)} figures and "
-            f"statistics.json for {len(study.cells)} cells to {out}"
+            f"statistics.json for {len(study.cells)} cells ({len(dropped)} left out: fewer "
+            f"than two valid runs) to {out}"
         )

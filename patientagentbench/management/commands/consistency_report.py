@@ -6,11 +6,13 @@ from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.models import Run
 from patientagentbench.results.cells import compute_cells, run_traces
+from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES
 
 COLUMNS = [
     "model",
     "task_id",
     "temperature",
+    "n_runs",
     "n_valid",
     "n_error",
     "tss",
@@ -19,24 +21,42 @@ COLUMNS = [
     "unique_sequences",
     "divergence_point",
     "output_exact_match",
+    "output_unique_responses",
     "correct_rate",
+    "correct_rate_all_checks",
+    "tools_correct_rate",
+    "args_correct_rate",
+    "n_scored",
     "pass_hat_k",
     "malformed_rate",
     "calls_mean",
     "calls_sd",
     "calls_cv",
+    "calls_min",
+    "calls_max",
+    "excluded_reason",
 ]
 
 
 class Command(BaseCommand):
     help = (
         "Consistency and correctness per cell (model × task × temperature). Without --run, "
-        "every imported and generated trace, one cell per (model, task_id, temperature)."
+        "every imported and generated trace, one cell per (model, task_id, temperature). "
+        "correct_rate follows the suite's pass rule (office-19: the paper's, every tool check "
+        "and at least half the argument checks); correct_rate_all_checks is the strict rule. "
+        "A cell with fewer than two valid runs has no metrics and says why (excluded_reason)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, default=None)
         parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
+        parser.add_argument(
+            "--malformed",
+            choices=sorted(MALFORMED_MODES),
+            default=DEFAULT_MALFORMED,
+            help="; ".join(f"{mode}: {meaning}" for mode, meaning in MALFORMED_MODES.items())
+            + f" (default {DEFAULT_MALFORMED}, the paper's)",
+        )
 
     def handle(self, *args, **options):
         run_id = options["run"]
@@ -49,7 +69,7 @@ class Command(BaseCommand):
                 "temperature": row["temperature"],
                 **row["values"],
             }
-            for row in compute_cells(run_traces(run_id))
+            for row in compute_cells(run_traces(run_id), options["malformed"])
         ]
         rows.sort(key=lambda r: (r["model"], r["task_id"], r["temperature"] or 0))
         getattr(self, f"_{options['format']}")(rows)
@@ -80,6 +100,7 @@ class Command(BaseCommand):
             "divergence_point",
             "output_exact_match",
             "correct_rate",
+            "correct_rate_all_checks",
         ]
         cells = [[_fmt(r.get(c)) for c in shown] for r in rows]
         widths = [
@@ -92,6 +113,11 @@ class Command(BaseCommand):
         for c in cells:
             self.stdout.write("  ".join(v.ljust(w) for v, w in zip(c, widths, strict=True)))
         self.stdout.write(f"{len(rows)} cells")
+        for row in rows:
+            if row.get("excluded_reason"):
+                self.stdout.write(
+                    f"left out: {row['model']} {row['task_id']}: {row['excluded_reason']}"
+                )
 
 
 def _fmt(value) -> str:
