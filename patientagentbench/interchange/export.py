@@ -1,4 +1,8 @@
-"""Export traces as the project's JSONL, one record per line, which `import_traces` reads."""
+"""Export traces as the project's JSONL, one record per line, which `import_traces` reads.
+
+A record carries what the analysis needs on a database that has never seen the run: its suite
+(name, kind and world), the task's frozen case and attributes, and the trace's verdict with
+every check, so import -> `consistency_report` and the analysis give the same figures."""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ def export_record(trace: Trace) -> dict:
     return {
         "format": JSONL_FORMAT,
         "suite": trace.task.suite.name,
+        "suite_kind": trace.task.suite.kind,
+        "suite_world": trace.task.suite.world,
         "task_id": trace.task.task_id,
         "category": trace.task.category,
         "difficulty": trace.task.difficulty,
@@ -33,6 +39,7 @@ def export_record(trace: Trace) -> dict:
         "latency_ms": trace.latency_ms,
         "cost": str(trace.cost),
         "correct": trace.correct,
+        "correctness": trace.correctness,
         "attributes": trace.task.attributes,
         "case": trace.task.case,
     }

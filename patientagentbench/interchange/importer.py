@@ -63,6 +63,10 @@ class ImportedTrace:
     cost: Decimal = Decimal(0)
     attributes: dict = field(default_factory=dict)
     case: dict | None = None
+    suite_world: str = ""
+    # A verdict the export carried (the project's JSONL); None means "score on import".
+    correctness: dict | None = None
+    correct: bool | None = None
 
 
 @dataclass
@@ -154,6 +158,17 @@ def _jsonl_record(record, where: str) -> ImportedTrace:
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or "role" not in message:
             raise ImportFormatError(f"{where}, field 'messages[{i}]': needs a 'role'")
+    correctness = get.dict("correctness") or None
+    correct = record.get("correct")
+    if correct is not None and not isinstance(correct, bool):
+        raise ImportFormatError(f"{where}, field 'correct': must be true, false or null")
+    if correctness is not None and not isinstance(correctness.get("checks", []), list):
+        raise ImportFormatError(f"{where}, field 'correctness.checks': must be a list")
+    world = get.str("suite_world", required=False)
+    if world and world not in Suite.World.values:
+        raise ImportFormatError(
+            f"{where}, field 'suite_world': one of {', '.join(Suite.World.values)}"
+        )
     status = get.str("status", required=False) or Trace.Status.DONE
     if status not in Trace.Status.values:
         raise ImportFormatError(f"{where}, field 'status': one of {', '.join(Trace.Status.values)}")
@@ -180,6 +195,9 @@ def _jsonl_record(record, where: str) -> ImportedTrace:
         cost=get.decimal("cost"),
         attributes=get.dict("attributes"),
         case=get.dict("case") or None,
+        suite_world=world,
+        correctness=correctness,
+        correct=correct if correctness is not None else None,
     )
 
 
@@ -351,8 +369,10 @@ def import_traces(path: Path) -> ImportSummary:
             temperatures=temperatures,
         )
         traces = [_trace(run, tasks[r.task_id], r, i) for i, r in enumerate(records)]
-        for trace in traces:
-            if trace.status == Trace.Status.DONE:
+        for trace, record in zip(traces, records, strict=True):
+            if record.correctness is not None:
+                trace.correctness, trace.correct = record.correctness, record.correct
+            elif trace.status == Trace.Status.DONE:
                 score_trace(trace)
         Trace.objects.bulk_create(traces)
         cells = recompute_run_metrics(run.pk)
@@ -368,7 +388,9 @@ def import_traces(path: Path) -> ImportSummary:
 
 def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
     """Use an installed suite when it holds every task; otherwise keep the traces under an
-    imported suite named after the file, so any published trace set can be analysed."""
+    imported suite: the one the records name (an export from another database keeps its
+    suite's name and world), else one named after the file, so any published trace set can
+    be analysed."""
     wanted = {r.task_id for r in records}
     named = {r.suite for r in records if r.suite}
     candidates = Suite.objects.exclude(kind=Suite.Kind.IMPORTED)
@@ -378,9 +400,15 @@ def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
         tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
         if len(tasks) == len(wanted):
             return suite, tasks, 0
+    worlds = {r.suite_world for r in records if r.suite_world}
     suite, _ = Suite.objects.get_or_create(
-        name=slugify(path.stem)[:120] or "imported",
-        defaults={"kind": Suite.Kind.IMPORTED, "source": f"Imported from {path.name}"},
+        name=(slugify(next(iter(named))) if len(named) == 1 else slugify(path.stem))[:120]
+        or "imported",
+        defaults={
+            "kind": Suite.Kind.IMPORTED,
+            "world": next(iter(worlds)) if len(worlds) == 1 else "",
+            "source": f"Imported from {path.name}",
+        },
     )
     if suite.kind != Suite.Kind.IMPORTED:
         raise ImportFormatError(

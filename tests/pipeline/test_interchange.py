@@ -206,3 +206,52 @@ def test_patientagentbench_tool_message_answering_nothing_is_refused(tmp_path):
     with pytest.raises(CommandError, match=r"conversation 1 \(c0a1f3e2-0002\), message 2"):
         run_cli("import_traces", str(path))
     assert Trace.objects.count() == 0
+
+
+def analysis_statistics(tmp_path, run_id: int) -> dict:
+    out = tmp_path / f"analysis-{run_id}"
+    run_cli("analysis_report", "--run", str(run_id), "--out", str(out))
+    return json.loads((out / "statistics.json").read_text())
+
+
+def reports(tmp_path, run_id: int) -> tuple[list, dict]:
+    cells = json.loads(run_cli("consistency_report", "--run", str(run_id), "--format", "json"))
+    return cells, analysis_statistics(tmp_path, run_id)
+
+
+@pytest.mark.parametrize("world", ["office", "scenario"])
+def test_export_import_into_a_database_without_the_suite_gives_identical_reports(
+    tmp_path, office_suite, sim_models, world
+):
+    from patientagentbench.suites.case_sets import create_case_set
+
+    suite = office_suite if world == "office" else create_case_set("round-trip", 4, seed=3)
+    run = launch_run(
+        suite=suite,
+        models=sim_models,
+        repetitions=3,
+        tasks=list(suite.tasks.all()[:4]),
+        max_turns=8 if world == "scenario" else 1,
+        enqueue=False,
+    )
+    execute_inline(run)
+    before = reports(tmp_path, run.pk)
+    assert any(cell["correct_rate"] is not None for cell in before[0])
+    out = tmp_path / "traces.jsonl"
+    run_cli("export_traces", "--run", str(run.pk), "--out", str(out))
+    verdicts = dict(run.traces.values_list("key", "correctness"))
+    Run.objects.all().delete()
+    if world == "scenario":
+        suite.delete()  # the importing database has never seen the case set
+
+    printed = run_cli("import_traces", str(out))
+
+    imported = Run.objects.get(source=Run.Source.IMPORTED)
+    assert f"suite {suite.name}" in printed  # keeps its name, not the file's
+    assert imported.suite.has_patients == (world == "scenario")
+    assert sorted(map(json.dumps, verdicts.values())) == sorted(
+        json.dumps(v) for v in imported.traces.values_list("correctness", flat=True)
+    )
+    after = reports(tmp_path, imported.pk)
+    assert after[0] == before[0]
+    assert after[1] == before[1]
