@@ -143,6 +143,26 @@ def bootstrap_ci(
     return result
 
 
+TABLE_BOOTSTRAP_RESAMPLES = 2000
+
+
+def percentile_bootstrap_mean(
+    values: Iterable[Any], *, n: int = TABLE_BOOTSTRAP_RESAMPLES, seed: int = 0, level=0.95
+) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of a mean over cells (seeded). It never leaves the range
+    of the data, so a bounded metric's interval stays inside [0, 1] even at n = 2, where a
+    t interval does not (TSS 0.5 +- 5.4). None below two values."""
+    data = _finite(values)
+    if len(data) < 2:
+        return None, None
+    if np.all(data == data[0]):
+        return float(data[0]), float(data[0])
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), size=(n, len(data)))].mean(axis=1)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)
+
+
 def _wilson(successes, trials, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a pass rate (statsmodels); NaN where there are no trials."""
     successes = np.asarray(successes, dtype=float)
@@ -168,23 +188,26 @@ def group_table(
     bootstrap_resamples: int = 0,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Per group: cells, traces, and each metric's mean, sd and t-based CI over cells; the
-    pooled correct rate over graded traces with its Wilson interval; optionally bootstrap
-    CIs of mean TSS and AC."""
+    """Per group: cells, traces, and each metric's mean, sd and CI over cells (percentile
+    bootstrap, `percentile_bootstrap_mean`, so bounded metrics stay in range); the pooled
+    correct rate over graded traces with its Wilson interval; optionally BCa bootstrap CIs of
+    mean TSS and AC."""
     keys = [by] if isinstance(by, str) else list(by)
     grouped = frame.groupby(keys, dropna=False, sort=True)
     columns: dict[str, Any] = {"n_cells": grouped.size()}
     counts = grouped[["n_valid", "n_error", "n_graded"]].sum(min_count=1)
     columns |= {"n_valid": counts["n_valid"], "n_error": counts["n_error"]}
-    summary = grouped[list(TABLE_METRICS)].agg(["mean", "std", "count"])
+    summary = grouped[list(TABLE_METRICS)].agg(["mean", "std"])
     for metric in TABLE_METRICS:
-        mean, sd = summary[(metric, "mean")], summary[(metric, "std")]
-        half = _t_half_width(sd, summary[(metric, "count")], level)
+        intervals = [
+            percentile_bootstrap_mean(values, seed=seed, level=level)
+            for _, values in grouped[metric]
+        ]
         columns |= {
-            f"{metric}_mean": mean,
-            f"{metric}_sd": sd,
-            f"{metric}_ci_low": mean - half,
-            f"{metric}_ci_high": mean + half,
+            f"{metric}_mean": summary[(metric, "mean")],
+            f"{metric}_sd": summary[(metric, "std")],
+            f"{metric}_ci_low": pd.Series([i[0] for i in intervals], index=summary.index),
+            f"{metric}_ci_high": pd.Series([i[1] for i in intervals], index=summary.index),
         }
     correct = (frame["correct_rate"] * frame["n_graded"]).round()
     correct = correct.groupby([frame[key] for key in keys], dropna=False).sum()

@@ -172,30 +172,27 @@ def file_stem(run: Run, name: str) -> str:
 
 
 def table_view(table: dict, digits: int = 3) -> dict:
-    """A table as header + rows of display strings (escaping is the template's job)."""
+    """A table as header + rows of display strings (escaping is the template's job): counts
+    as whole numbers, other numbers to `digits` places, headers in words."""
+    counts = [_is_count(column) for column in table["columns"]]
     return {
-        "columns": table["columns"],
-        "rows": [[_display(v, digits) for v in row] for row in table["rows"]],
+        "columns": [column.replace("_", " ") for column in table["columns"]],
+        "rows": [
+            [_display(v, 0 if count else digits) for v, count in zip(row, counts, strict=True)]
+            for row in table["rows"]
+        ],
     }
+
+
+def _is_count(column: str) -> bool:
+    return column.startswith("n_") or column.endswith(("_traces", "_count"))
 
 
 def _display(value, digits: int) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return "—"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return f"{value:,.0f}" if digits == 0 else f"{value:.{digits}f}"
     if isinstance(value, list | tuple):
         return ", ".join(_display(v, digits) for v in value)
     return str(value)
-
-
-def flatten(value, prefix: str = "", depth: int = 4) -> list[tuple[str, str]]:
-    """Nested test results as (path, value) rows for a compact table."""
-    if isinstance(value, dict) and depth:
-        rows = []
-        for key, item in value.items():
-            rows += flatten(item, f"{prefix}.{key}" if prefix else str(key), depth - 1)
-        return rows
-    if isinstance(value, list) and value and isinstance(value[0], dict):
-        return [(prefix, f"{len(value)} rows (see JSON)")]
-    return [(prefix, _display(value, 4))]

@@ -10,44 +10,46 @@ from django.shortcuts import get_object_or_404, render
 
 from patientagentbench.analysis import figures as figure_tools
 from patientagentbench.models import Run
+from patientagentbench.results import findings
+from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES
 from patientagentbench.results.study import (
     FIGURE_TITLES,
     file_stem,
-    flatten,
     run_analysis,
     table_frame,
     table_view,
 )
 from patientagentbench.roles import STAFF_ROLES, role_required
 
-TEST_SECTIONS = [
-    ("tss_vs_ac", "TSS vs AC (paired t, Cohen's d)"),
-    ("ambiguous_vs_structured", "Ambiguous vs structured tasks"),
-    ("divergence", "First divergence"),
-    ("output_exact_match", "Output exact match"),
-    ("correctness_vs_tss", "Correctness vs TSS"),
-    ("anova", "One-way ANOVA across models (eta²)"),
-    ("split_half", "Split-half reliability"),
-    ("bonferroni", "Bonferroni over the primary hypotheses"),
-    ("mixed_model", "Linear mixed model (task as random effect)"),
-    ("temperature", "Temperature comparison"),
-]
-
 
 def _run(pk) -> Run:
     return get_object_or_404(Run.objects.select_related("suite"), pk=pk)
 
 
+def _malformed(request) -> str:
+    """The analysis setting for malformed tool calls; anything unknown is the default."""
+    value = request.GET.get("malformed", DEFAULT_MALFORMED)
+    return value if value in MALFORMED_MODES else DEFAULT_MALFORMED
+
+
 @role_required(*STAFF_ROLES)
 def run_report(request, pk):
     run = _run(pk)
-    analysis = run_analysis(run)
+    malformed = _malformed(request)
+    analysis = run_analysis(run, malformed)
     stats = analysis["statistics"]
+    has_published = bool(analysis["published"])
     context = {
         "run": run,
         "empty": not analysis["n_cells"],
         "stats": stats,
-        "headline": stats.get("headline", []),
+        "malformed": malformed,
+        "malformed_modes": MALFORMED_MODES,
+        "malformed_meaning": MALFORMED_MODES[malformed],
+        "query": "" if malformed == DEFAULT_MALFORMED else f"?malformed={malformed}",
+        "headline": findings.headline_rows(stats, has_published=has_published),
+        "sections": findings.report_sections(stats, has_published=has_published),
+        "dropped": findings.dropped_rows(stats),
         "tables": [
             (name, table_view(table))
             for name, table in analysis["tables"].items()
@@ -56,9 +58,6 @@ def run_report(request, pk):
         "figures": [
             (name, FIGURE_TITLES.get(name, name), div)
             for name, div in analysis["figure_divs"].items()
-        ],
-        "tests": [
-            (key, title, flatten(stats.get(key))) for key, title in TEST_SECTIONS if key in stats
         ],
         "published": _published_tables(analysis["published"]),
     }
@@ -84,7 +83,7 @@ def _records_table(records: list[dict]) -> dict:
 @role_required(*STAFF_ROLES)
 def report_table_csv(request, pk, name):
     run = _run(pk)
-    table = run_analysis(run)["tables"].get(name)
+    table = run_analysis(run, _malformed(request))["tables"].get(name)
     if table is None:
         raise Http404("No such table.")
     response = HttpResponse(table_frame(table).to_csv(index=False), content_type="text/csv")
@@ -95,7 +94,7 @@ def report_table_csv(request, pk, name):
 @role_required(*STAFF_ROLES)
 def report_figure_html(request, pk, name):
     run = _run(pk)
-    figure_json = run_analysis(run)["figure_json"].get(name)
+    figure_json = run_analysis(run, _malformed(request))["figure_json"].get(name)
     if figure_json is None:
         raise Http404("No such figure.")
     document = figure_tools.figure_document(
@@ -109,6 +108,7 @@ def report_figure_html(request, pk, name):
 @role_required(*STAFF_ROLES)
 def report_statistics_json(request, pk):
     run = _run(pk)
-    response = JsonResponse(run_analysis(run)["statistics"], json_dumps_params={"indent": 1})
+    statistics = run_analysis(run, _malformed(request))["statistics"]
+    response = JsonResponse(statistics, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="{file_stem(run, "statistics")}.json"'
     return response

@@ -453,13 +453,25 @@ def test_model_table_is_the_papers_table_one(study):
     assert first["n_cells"] == 19
     assert first["tss_mean"] == pytest.approx(cells["tss"].mean())
     assert first["tss_sd"] == pytest.approx(cells["tss"].std())
-    assert first["ac_ci_low"] == pytest.approx(s.mean_ci(cells["ac"])["ci_low"])
+    assert first["ac_ci_low"] == pytest.approx(s.percentile_bootstrap_mean(cells["ac"])[0])
+    assert first["ac_ci_low"] <= first["ac_mean"] <= first["ac_ci_high"]
     assert first["unique_sequences_mean"] == pytest.approx(cells["unique_sequences"].mean())
     assert first["output_exact_match_mean"] == pytest.approx(cells["output_exact_match"].mean())
     assert first["tss_boot_ci_low"] <= first["tss_mean"] <= first["tss_boot_ci_high"]
     correct = (cells["correct_rate"] * cells["n_graded"]).sum()
     assert first["correct_traces"] == pytest.approx(correct)
     assert first["correct_wilson_low"] < first["correct_traces_rate"] < first["correct_wilson_high"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=8))
+def test_table_intervals_of_bounded_metrics_stay_in_range(values):
+    low, high = s.percentile_bootstrap_mean(values)
+    if len(values) < 2:
+        assert (low, high) == (None, None)
+    else:
+        assert min(values) - 1e-12 <= low <= sum(values) / len(values) + 1e-9
+        assert sum(values) / len(values) - 1e-9 <= high <= max(values) + 1e-12
 
 
 def test_category_difficulty_task_and_attribute_tables(study):

@@ -102,6 +102,8 @@ def test_researcher_reads_the_analysis_report(
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     expect(page.locator(".js-plotly-plot")).to_have_count(7)
     expect(page.locator("text=Published (paper)").first).to_be_visible()
+    expect(page.locator("text=Where runs first diverge")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280  # no sideways scroll
     screenshot(page, "analysis-report")
     with page.expect_download() as download:
         page.click("text=CSV >> nth=0")

@@ -26,8 +26,12 @@ def test_report_page_shows_tables_figures_tests_and_published_values(
     body = client.get(reverse("run_report", args=[finished_run.pk])).content.decode()
     assert body.count('class="plotly-graph-div"') == 7
     assert "Published values (the seed paper" in body and "gpt-4.1-mini" in body
-    assert "Headline figures" in body and "mean_tss" in body
-    assert "Linear mixed model" in body
+    assert "Headline figures" in body and "Mean tool-sequence similarity (TSS) over cells" in body
+    assert "mixed model" in body
+    # Rows read as sentences: no identifiers, no flattened keys, counts as whole numbers.
+    for raw in ("first_divergence_in_steps_1_2_pct", "median_split.", "(see JSON)", "n_valid"):
+        assert raw not in body
+    assert "the paper&#x27;s measure" in body and "This project:" in body
     assert "/static/vendor/plotly/plotly.min.js" in body and "cdn" not in body.lower()
 
 
@@ -68,3 +72,69 @@ def test_analysis_report_cli_writes_tables_statistics_and_figures(tmp_path, fini
     assert stats["tss_vs_ac"]["n"] == 38 or "cohens_d" in stats["tss_vs_ac"]
     assert (tmp_path / "tables" / "model.csv").read_text().count("\n") == 3
     assert len(list((tmp_path / "figures").glob("*.html"))) == 7
+
+
+def test_report_of_a_scenario_run_shows_only_what_applies(client, researcher, sim_models):
+    from patientagentbench.suites.case_sets import create_case_set
+
+    suite = create_case_set("report-cases", 4, seed=5)
+    run = launch_run(suite=suite, models=sim_models, repetitions=2, max_turns=8, enqueue=False)
+    execute_inline(run)
+    client.force_login(researcher)
+    body = client.get(reverse("run_report", args=[run.pk])).content.decode()
+    assert "Headline figures" in body
+    assert "Published (paper)" not in body  # the paper published nothing for this suite
+    assert "Ambiguous vs structured" not in body and "AC of ambiguous tasks" not in body
+    assert "<b>Temperature</b>" not in body  # one temperature: no comparison section
+    assert "Not computed: " in body or "Mean argument consistency" in body
+
+
+def test_report_lists_left_out_cells_and_switches_the_malformed_setting(
+    client, researcher, office_suite, sim_models
+):
+    from patientagentbench.models import Trace
+
+    run = launch_run(
+        suite=office_suite,
+        models=sim_models[:1],
+        repetitions=2,
+        tasks=list(office_suite.tasks.all()[:3]),
+        enqueue=False,
+    )
+    execute_inline(run)
+    broken = run.traces.order_by("pk").first()
+    calls = broken.tool_calls
+    calls[0] = {**calls[0], "arguments": None, "malformed": True}
+    Trace.objects.filter(pk=broken.pk).update(tool_calls=calls)
+    client.force_login(researcher)
+    url = reverse("run_report", args=[run.pk])
+    strict = client.get(url).content.decode()
+    assert "Cells left out (1)" in strict and "insufficient valid traces (1 of 2 valid)" in strict
+    assert "Malformed tool calls: <b>error</b>" in strict
+    kept = client.get(url + "?malformed=keep").content.decode()
+    assert "Cells left out" not in kept and "Malformed tool calls: <b>keep</b>" in kept
+    stats = client.get(reverse("report_statistics_json", args=[run.pk]) + "?malformed=keep")
+    assert stats.json()["settings"]["malformed"] == "keep"
+    assert client.get(url + "?malformed=bogus").status_code == 200
+
+
+def test_tables_show_counts_as_whole_numbers():
+    from patientagentbench.results.study import table_view
+
+    view = table_view({"columns": ["model", "n_valid", "tss_mean"], "rows": [["m", 57.0, 0.5]]})
+    assert view == {"columns": ["model", "n valid", "tss mean"], "rows": [["m", "57", "0.500"]]}
+
+
+def test_a_test_that_cannot_be_computed_says_why_in_words():
+    from patientagentbench.results import findings
+
+    stats = {
+        "models": ["a", "b"],
+        "anova": {"tss": {"error": "needs two groups of model, has 1"}, "ac": None},
+        "tss_vs_ac": {"error": "needs two complete pairs, has 1"},
+    }
+    sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
+    details = [row["detail"] for row in sections["Differences between models"]]
+    assert "Not computed: needs two groups of model, has 1." in details
+    assert "Not computed for this study." in details
+    assert sections["Consistency"][0]["detail"] == "Not computed: needs two complete pairs, has 1."

@@ -1,0 +1,428 @@
+"""The analysis as a results section reads: each statistic a row with its label, estimate,
+interval, n and, where a test could not be computed, the reason in words.
+
+Works on the plain statistics dict (`statistics.full_report`, as cached by `run_analysis`) and
+returns plain data for the report template. A section that does not apply to the study (no
+ambiguous tasks, one temperature, no correctness verdicts) is left out rather than shown
+empty; the paper's published value stays beside each headline figure when the suite is the
+paper's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+Row = dict[str, Any]
+
+
+# -- formatting ----------------------------------------------------------------------------
+
+
+def number(value: Any, digits: int = 2) -> str:
+    """A number for prose: integers without decimals, None as an em dash."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and digits == 0):
+        return f"{int(value):,}"
+    return f"{value:.{digits}f}"
+
+
+def percent(value: Any, digits: int = 1) -> str:
+    return "—" if not _is_number(value) else f"{100 * value:.{digits}f}%"
+
+
+def p_value(value: Any) -> str:
+    if not _is_number(value):
+        return "—"
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+
+def interval(low: Any, high: Any, fmt=number, method: str = "") -> str:
+    if not (_is_number(low) and _is_number(high)):
+        return ""
+    text = f"95% CI {fmt(low)} to {fmt(high)}"
+    return f"{text} ({method})" if method else text
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _get(data: Any, *path: str) -> Any:
+    for key in path:
+        data = data.get(key) if isinstance(data, Mapping) else None
+    return data
+
+
+def _row(label: str, estimate: str = "—", ci: str = "", n: Any = None, detail: str = "") -> Row:
+    shown = n if isinstance(n, str) else number(n, 0)  # "17 + 16" stays as written
+    return {"label": label, "estimate": estimate, "ci": ci, "n": shown, "detail": detail}
+
+
+def _unavailable(label: str, result: Any, n: Any = None) -> Row | None:
+    """A row that says why a test has no result; None when the result is fine."""
+    if isinstance(result, Mapping) and "error" in result:
+        return _row(label, n=n, detail=f"Not computed: {result['error']}.") | {"missing": True}
+    if result is None:
+        return _row(label, n=n, detail="Not computed for this study.") | {"missing": True}
+    return None
+
+
+# -- sections ------------------------------------------------------------------------------
+
+
+def report_sections(stats: Mapping[str, Any], *, has_published: bool) -> list[dict[str, Any]]:
+    """Titled sections of rows, in the order a results section reads."""
+    sections = [
+        ("Consistency", _consistency(stats)),
+        ("Where runs first diverge", _divergence(stats)),
+        ("Final responses", _output(stats)),
+        ("Correctness and consistency", _correctness(stats)),
+        ("Ambiguous vs structured tasks", _ambiguous(stats)),
+        ("Differences between models", _models(stats)),
+        ("Reliability", _reliability(stats)),
+        ("Temperature", _temperature(stats)),
+        ("Multiple testing", _bonferroni(stats)),
+    ]
+    return [{"title": title, "rows": rows} for title, rows in sections if rows]
+
+
+def headline_rows(stats: Mapping[str, Any], *, has_published: bool) -> list[Row]:
+    """The paper's headline figures as rows; rows about something the study lacks (ambiguous
+    tasks, correctness) are left out unless the paper published them for this suite."""
+    rows = []
+    for figure in stats.get("headline", []):
+        if not has_published and figure.get("value") is None:
+            continue
+        unit = figure.get("unit", "")
+        value = figure.get("value")
+        estimate = "—" if value is None else f"{value:.1f}%" if unit == "%" else number(value, 3)
+        row = _row(figure.get("label", figure["figure"]), estimate, n=figure.get("n"))
+        row |= {
+            "figure": figure["figure"],
+            "ci": _headline_interval(stats, figure["figure"]),
+            "published": _published(figure.get("published"), unit),
+            "published_note": figure.get("published_note", ""),
+            "detail": figure.get("reason", "") if value is None else "",
+        }
+        variant = figure.get("variant")
+        if variant:
+            shown = (
+                f"{variant['value']:.1f}%"
+                if variant.get("unit") == "%"
+                else number(variant["value"], 3)
+            )
+            row["variant"] = f"{shown} {variant['label']}"
+        rows.append(row)
+    return rows
+
+
+def _published(value: Any, unit: str) -> str:
+    if not _is_number(value):
+        return ""
+    return f"{value:g}%" if unit == "%" else f"{value:g}"
+
+
+def _headline_interval(stats: Mapping[str, Any], figure: str) -> str:
+    """Bootstrap intervals over cells for the headline means (they stay within [0, 1])."""
+    metric = {"mean_tss": "tss", "mean_ac": "ac", "overall_correctness_pct": "correct_rate"}.get(
+        figure
+    )
+    if metric is None:
+        return ""
+    boot = _get(stats, "overall", metric, "bootstrap") or {}
+    fmt = percent if figure.endswith("_pct") else number
+    return interval(boot.get("ci_low"), boot.get("ci_high"), fmt, "bootstrap over cells")
+
+
+def dropped_rows(stats: Mapping[str, Any]) -> list[Row]:
+    return [
+        _row(
+            f"{cell['model']} · {cell['task_id']}",
+            n=cell.get("n_runs"),
+            detail=f"{cell['reason']}; left out of every figure, as the paper leaves it out.",
+        )
+        for cell in stats.get("dropped_cells", [])
+    ]
+
+
+def _consistency(stats: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    labels = {
+        "tss": "tool-sequence similarity (TSS)",
+        "ac": "argument consistency (AC)",
+        "ac_aligned": "AC over aligned steps (this project's addition)",
+    }
+    for metric, label in labels.items():
+        boot = _get(stats, "overall", metric, "bootstrap") or {}
+        if boot.get("estimate") is None:
+            continue
+        rows.append(
+            _row(
+                f"Mean {label} over cells",
+                number(boot["estimate"]),
+                interval(boot.get("ci_low"), boot.get("ci_high"), method="bootstrap"),
+                boot.get("n"),
+            )
+        )
+    paired = stats.get("tss_vs_ac")
+    missing = _unavailable("TSS exceeds AC within cells", paired)
+    if missing:
+        return [*rows, missing]
+    difference = paired["difference"]
+    rows.append(
+        _row(
+            "TSS exceeds AC within cells by",
+            number(difference.get("mean")),
+            interval(difference.get("ci_low"), difference.get("ci_high")),
+            paired.get("n"),
+            _t_detail(paired, "d_z"),
+        )
+    )
+    return rows
+
+
+def _t_detail(test: Mapping[str, Any], d_name: str = "d") -> str:
+    if test.get("t") is None:
+        return test.get("reason", "")
+    effect = f"Cohen's {d_name} = {number(test.get('cohens_d'))}"
+    if _is_number(test.get("d_ci_low")):
+        effect += f" ({interval(test['d_ci_low'], test['d_ci_high'])})"
+    return (
+        f"t({number(test.get('df'), 0)}) = {number(test['t'])}, {p_value(test.get('p'))}; {effect}"
+    )
+
+
+def _divergence(stats: Mapping[str, Any]) -> list[Row]:
+    paper = _get(stats, "paper", "divergence") or {}
+    pairs = stats.get("divergence") or {}
+    if paper.get("share_steps_1_2") is None and not pairs.get("n_pairs"):
+        return [_row("First divergence", detail="No pair of runs diverged in any cell.")]
+    rows = []
+    if paper.get("share_steps_1_2") is not None:
+        rows.append(
+            _row(
+                "Cells whose mean divergence point is in steps 1-2 (the paper's measure)",
+                percent(paper["share_steps_1_2"]),
+                n=paper["n_cells_with_divergence"],
+                detail=f"Mean of the cells' divergence points {number(paper['mean_of_cell_divergence_points'])}, "
+                f"median {number(paper['median_of_cell_divergence_points'])}.",
+            )
+        )
+    if pairs.get("n_pairs"):
+        rows.append(
+            _row(
+                "Diverging run pairs that diverge in steps 1-2 (over pairs)",
+                percent(pairs["share_steps_1_2"]),
+                n=pairs["n_pairs"],
+                detail=f"Mean first diverging step over pairs {number(pairs.get('mean_pair_step'))}.",
+            )
+        )
+    return rows
+
+
+def _output(stats: Mapping[str, Any]) -> list[Row]:
+    output = stats.get("output_exact_match") or {}
+    overall = output.get("overall") or {}
+    if overall.get("mean") is None:
+        return []
+    per_model = output.get("per_model") or {}
+    detail = "Per model: " + ", ".join(f"{m} {percent(v)}" for m, v in per_model.items())
+    return [
+        _row(
+            "Run pairs whose final responses match exactly (mean over cells)",
+            percent(overall["mean"]),
+            n=overall.get("n"),
+            detail=detail,
+        )
+    ]
+
+
+def _correctness(stats: Mapping[str, Any]) -> list[Row]:
+    paper = stats.get("paper") or {}
+    correctness = paper.get("correctness") or {}
+    if "error" in correctness or not correctness:
+        return []
+    n = correctness.get("n_conditions")
+    rows = [
+        _row(
+            "Correctness: mean of the cells' correct rates (the paper's)",
+            percent(correctness["overall_correctness"]),
+            n=n,
+        )
+    ]
+    pooled = _get(stats, "overall", "correct_traces") or {}
+    if pooled.get("rate") is not None:
+        rows.append(
+            _row(
+                "Correct traces, pooled over graded traces",
+                percent(pooled["rate"]),
+                interval(pooled.get("wilson_low"), pooled.get("wilson_high"), percent, "Wilson"),
+                pooled.get("graded"),
+            )
+        )
+    for key, name, stat in (
+        ("tss_pearson", "TSS vs correct rate: Pearson r", "r"),
+        ("tss_spearman", "TSS vs correct rate: Spearman rho", "rho"),
+        ("ac_pearson", "AC vs correct rate: Pearson r", "r"),
+        ("ac_spearman", "AC vs correct rate: Spearman rho", "rho"),
+    ):
+        test = correctness.get(key)
+        if not test or not _is_number(test.get(stat)):
+            rows.append(_row(name, n=n, detail="Not computed: a variable is constant or n < 3."))
+            continue
+        rows.append(_row(name, number(test[stat]), n=n, detail=p_value(test.get("p"))))
+    split = paper.get("median_split") or {}
+    missing = _unavailable("Median split by TSS", split or None, n)
+    if missing:
+        rows.append(missing)
+    else:
+        rows.append(
+            _row(
+                f"Correctness at or above the median TSS ({number(split['tss_median'])}) vs below",
+                f"{percent(split['high_tss_correctness'])} vs {percent(split['low_tss_correctness'])}",
+                n=f"{split['n_high']} + {split['n_low']}",
+                detail=f"t = {number(split.get('t'))}, {p_value(split.get('p'))}; "
+                f"Cohen's d = {number(split.get('cohens_d'))} (the paper's formula)",
+            )
+        )
+    return rows
+
+
+def _ambiguous(stats: Mapping[str, Any]) -> list[Row]:
+    comparison = stats.get("ambiguous_vs_structured") or {}
+    if "error" in comparison or not comparison:
+        return []  # no ambiguous tasks: the comparison does not apply
+    rows = []
+    for metric, label in (("ac", "AC"), ("tss", "TSS")):
+        test = comparison.get(metric) or {}
+        missing = _unavailable(f"{label}: ambiguous vs structured", test if test else None)
+        if missing:
+            rows.append(missing)
+            continue
+        first, second = test["first"], test["second"]
+        rows.append(
+            _row(
+                f"{label}: ambiguous vs structured tasks",
+                f"{number(first['mean'])} vs {number(second['mean'])}",
+                n=f"{first['n']} + {second['n']}",
+                detail=_t_detail(test),
+            )
+        )
+    return rows
+
+
+def _models(stats: Mapping[str, Any]) -> list[Row]:
+    if len(stats.get("models", [])) < 2:
+        return []
+    rows = []
+    for metric, label in (("tss", "TSS"), ("ac", "AC")):
+        test = _get(stats, "anova", metric)
+        missing = _unavailable(f"{label} differs by model (one-way ANOVA)", test)
+        if missing:
+            rows.append(missing)
+            continue
+        rows.append(
+            _row(
+                f"{label} differs by model (one-way ANOVA): eta²",
+                number(test.get("eta_squared")),
+                n=test.get("n"),
+                detail=(
+                    f"F({test['df_between']}, {test['df_within']}) = {number(test.get('F'))}, "
+                    f"{p_value(test.get('p'))}"
+                    if test.get("F") is not None
+                    else test.get("reason", "")
+                ),
+            )
+        )
+        mixed = _get(stats, "mixed_model", metric)
+        if isinstance(mixed, Mapping) and "error" not in mixed and "model_effect" in mixed:
+            effect = mixed["model_effect"]
+            rows.append(
+                _row(
+                    f"{label} by model, net of task (mixed model, this project's addition): ICC",
+                    number(mixed.get("icc")),
+                    n=mixed.get("n_obs"),
+                    detail=f"likelihood ratio {number(effect['lr_statistic'])} on "
+                    f"{effect['df']} df, {p_value(effect['p'])}",
+                )
+            )
+    return rows
+
+
+def _reliability(stats: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    paper = _get(stats, "paper", "split_half") or {}
+    if "error" in paper:
+        rows.append(
+            _row(
+                "Split-half TSS, even vs odd runs (the paper's split_half.py)",
+                detail=f"Not computed: {paper['error']}.",
+            )
+        )
+    elif paper:
+        rows.append(
+            _row(
+                "Split-half TSS, even vs odd runs (the paper's split_half.py): Pearson r",
+                number(paper["tss_pearson_r"]),
+                n=paper["n_cells"],
+                detail=f"{p_value(paper['p'])}; Spearman rho {number(paper['tss_spearman_rho'])}",
+            )
+        )
+    ours = _get(stats, "split_half", "tss") or {}
+    if "error" not in ours and ours:
+        rows.append(
+            _row(
+                "Split-half TSS, token level (this project's): Pearson r",
+                number(ours["r"]),
+                n=ours["n"],
+                detail=f"{p_value(ours.get('p'))}; Spearman-Brown {number(ours.get('spearman_brown'))}",
+            )
+        )
+    return rows
+
+
+def _temperature(stats: Mapping[str, Any]) -> list[Row]:
+    rows = []
+    for metric, label in (("tss", "TSS"), ("ac", "AC")):
+        result = _get(stats, "temperature", metric) or {}
+        if not result.get("applicable"):
+            return []  # one temperature: nothing to compare
+        for entry in result["per_temperature"]:
+            rows.append(
+                _row(
+                    f"{label} at temperature {number(entry['temperature'], 1)}",
+                    number(entry.get("mean")),
+                    n=entry.get("n"),
+                )
+            )
+    return rows
+
+
+def _bonferroni(stats: Mapping[str, Any]) -> list[Row]:
+    tests = _get(stats, "bonferroni", "tests") or {}
+    m = _get(stats, "bonferroni", "m")
+    labels = {
+        "tss_exceeds_ac": "TSS exceeds AC",
+        "ambiguous_lowers_ac": "Ambiguous tasks lower AC",
+        "ambiguous_lowers_tss": "Ambiguous tasks lower TSS",
+        "tss_predicts_correctness": "TSS predicts correctness",
+        "median_split_correctness": "Median split by TSS",
+        "tss_differs_by_model": "TSS differs by model",
+        "ac_differs_by_model": "AC differs by model",
+    }
+    return [
+        _row(
+            labels.get(name, name),
+            p_value(test["p_adjusted"]).replace("p", "adjusted p", 1),
+            detail=f"{p_value(test['p'])} before correction; "
+            + ("significant" if test["significant"] else "not significant")
+            + f" at 0.05 over {m} tests",
+        )
+        for name, test in tests.items()
+        if test.get("p") is not None
+    ]
