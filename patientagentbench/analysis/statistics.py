@@ -791,7 +791,12 @@ def _overall(frame: pd.DataFrame, bootstrap_resamples: int) -> dict[str, Any]:
             "t": mean_ci(frame[metric]),
             "bootstrap": bootstrap_ci(frame[metric], n=bootstrap_resamples),
         }
-        for metric in (*CONSISTENCY_METRICS, "output_exact_match", "correct_rate")
+        for metric in (
+            *CONSISTENCY_METRICS,
+            "output_exact_match",
+            "correct_rate",
+            "correct_rate_all_checks",
+        )
     }
     correct, graded = _correct_and_graded(frame)
     low, high = _wilson([correct], [graded], 0.95)

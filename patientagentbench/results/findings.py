@@ -255,6 +255,19 @@ def _correctness(stats: Mapping[str, Any]) -> list[Row]:
             n=n,
         )
     ]
+    strict = _get(stats, "overall", "correct_rate_all_checks", "bootstrap") or {}
+    rules = _get(stats, "settings", "pass_rules") or {}
+    if strict.get("estimate") is not None and "paper" in rules:
+        rows.append(
+            _row(
+                "Correctness under the strict rule (every check passes, output pattern too)",
+                percent(strict["estimate"]),
+                interval(strict.get("ci_low"), strict.get("ci_high"), percent, "bootstrap"),
+                strict.get("n"),
+                "The paper's code passes a run on its tool checks and half its argument "
+                "checks; its text says every criterion.",
+            )
+        )
     pooled = _get(stats, "overall", "correct_traces") or {}
     if pooled.get("rate") is not None:
         rows.append(

@@ -32,6 +32,7 @@ def test_report_page_shows_tables_figures_tests_and_published_values(
     for raw in ("first_divergence_in_steps_1_2_pct", "median_split.", "(see JSON)", "n_valid"):
         assert raw not in body
     assert "the paper&#x27;s measure" in body and "This project:" in body
+    assert "Correctness under the strict rule" in body
     assert "/static/vendor/plotly/plotly.min.js" in body and "cdn" not in body.lower()
 
 
