@@ -108,7 +108,10 @@ class JudgeJob(models.Model):
     repetition = models.PositiveSmallIntegerField(default=0)
     key = models.CharField(max_length=200, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    attempts = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)  # one per claim; see JOB_MAX_ATTEMPTS
+    # The worker process holding the claim while running (blank otherwise, or inline); a
+    # claim whose worker stops beating is requeued (patientagentbench.runs.workers).
+    worker = models.CharField(max_length=255, blank=True)
     error = models.TextField(blank=True)
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
     started_at = models.DateTimeField(null=True, blank=True)
@@ -116,7 +119,10 @@ class JudgeJob(models.Model):
 
     class Meta:
         ordering = ["jury_run", "trace", "judge", "repetition"]
-        indexes = [models.Index(fields=["jury_run", "status"])]
+        indexes = [
+            models.Index(fields=["jury_run", "status"]),
+            models.Index(fields=["status", "worker"], name="judge_job_claims"),
+        ]
 
     def __str__(self) -> str:
         return self.key

@@ -9,13 +9,19 @@ per-endpoint concurrency rules, and their cost counts against the jury run's spe
 
 The judge sees the rubric, the case's profile and scenario, and the conversation as the
 `transcripts` allow-list renders it; never the model's name or any run data.
+
+A claim names the worker process holding the job, and verdicts are stored only while it
+holds; the workers' heartbeat takes back jobs whose worker died (`requeue_lost_jobs`), as it
+does for traces. A job stops after TRACE_WALL_CLOCK_S.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 
 from celery import shared_task
@@ -31,9 +37,17 @@ from jury.rubric import Dimension, cached_rubric
 from jury.simulated import SimulatedJudgeProvider
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.providers.factory import shared_provider
+from patientagentbench.providers.redaction import redact
 from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.providers.types import CallContext, OutputSchema, ProviderError
+from patientagentbench.runs.claims import Claim, claim_row, held, max_attempts, release_lost
 from patientagentbench.runs.limits import provider_slot
+from patientagentbench.runs.workers import (
+    current_worker,
+    live_workers,
+    on_lost_claims,
+    on_lost_worker,
+)
 from patientagentbench.transcripts import transcript_of
 from sandbox.seeding import trace_seed
 
@@ -48,6 +62,10 @@ OUTPUT = OutputSchema(
 
 class JuryError(ValueError):
     pass
+
+
+class OutOfTime(Exception):
+    """A judge job ran past the wall-clock limit (TRACE_WALL_CLOCK_S)."""
 
 
 # --- launching -------------------------------------------------------------------------------
@@ -82,22 +100,21 @@ def launch_jury(
         jury_run = JuryRun.objects.create(
             panel=panel, run=run, repeat=repeat, spend_limit=spend_limit, created_by=created_by
         )
-        JudgeJob.objects.bulk_create(
-            (
-                JudgeJob(
-                    jury_run=jury_run,
-                    trace_id=trace_id,
-                    judge=judge,
-                    repetition=repetition,
-                    key=job_key(panel, trace_id, judge, repetition),
-                )
-                for trace_id in trace_ids
-                for judge in judges
-                for repetition in range(repeat)
-            ),
-            ignore_conflicts=True,  # already scored by an earlier launch: nothing to redo
-            batch_size=1000,
+        jobs = (
+            JudgeJob(
+                jury_run=jury_run,
+                trace_id=trace_id,
+                judge=judge,
+                repetition=repetition,
+                key=job_key(panel, trace_id, judge, repetition),
+            )
+            for trace_id in trace_ids
+            for judge in judges
+            for repetition in range(repeat)
         )
+        for batch in itertools.batched(jobs, 1000):  # never every row in memory at once
+            # ignore_conflicts: already scored by an earlier launch, nothing to redo.
+            JudgeJob.objects.bulk_create(batch, ignore_conflicts=True)
         if not jury_run.jobs.exists():
             jury_run.status, jury_run.finished_at = JuryRun.Status.FINISHED, timezone.now()
             jury_run.save(update_fields=["status", "finished_at"])
@@ -107,14 +124,18 @@ def launch_jury(
 
 
 def enqueue_queued(jury_run_id: int) -> int:
-    ids = list(
-        JudgeJob.objects.filter(jury_run_id=jury_run_id, status=JudgeJob.Status.QUEUED).values_list(
-            "pk", flat=True
-        )
-    )
-    for job_id in ids:
+    ids = JudgeJob.objects.filter(
+        jury_run_id=jury_run_id, status=JudgeJob.Status.QUEUED
+    ).values_list("pk", flat=True)
+    return _send(ids.iterator(chunk_size=2000))
+
+
+def _send(job_ids) -> int:
+    sent = 0
+    for job_id in job_ids:
         score_job_task.delay(job_id)
-    return len(ids)
+        sent += 1
+    return sent
 
 
 def execute_inline(jury_run: JuryRun) -> None:
@@ -135,14 +156,19 @@ def cancel_jury(jury_run_id: int) -> bool:
 
 
 def resume_jury(jury_run_id: int) -> int:
+    """Queue again what was cancelled or stopped, and, on a running scoring, what workers that
+    stopped beating held; every queued job is sent again (a job is claimed once)."""
     with transaction.atomic():
+        JuryRun.objects.select_for_update().get(pk=jury_run_id)  # DoesNotExist: unknown id
         requeued = JudgeJob.objects.filter(
             jury_run_id=jury_run_id, status=JudgeJob.Status.CANCELLED
-        ).update(status=JudgeJob.Status.QUEUED)
+        ).update(status=JudgeJob.Status.QUEUED, worker="")
         if requeued:
             JuryRun.objects.filter(pk=jury_run_id).update(
                 status=JuryRun.Status.RUNNING, finished_at=None
             )
+        live = list(live_workers().values_list("hostname", flat=True))
+        requeued += requeue_lost_jobs(live, jury_run_id=jury_run_id)
         transaction.on_commit(lambda: enqueue_queued(jury_run_id))
     return requeued
 
@@ -150,42 +176,45 @@ def resume_jury(jury_run_id: int) -> int:
 # --- executing -------------------------------------------------------------------------------
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def score_job_task(job_id: int) -> None:
-    execute_job(job_id)
+    execute_job(job_id, worker=current_worker())
 
 
-def claim(job_id: int) -> bool:
-    """queued → running, once: a job delivered twice scores once."""
-    return (
-        JudgeJob.objects.filter(
-            pk=job_id, status=JudgeJob.Status.QUEUED, jury_run__status__in=JuryRun.ACTIVE
-        ).update(
-            status=JudgeJob.Status.RUNNING, attempts=F("attempts") + 1, started_at=timezone.now()
-        )
-        == 1
-    )
+def claim(job_id: int, worker: str = "") -> Claim | None:
+    """queued → running for `worker` (blank: inline), once: a job delivered twice scores
+    once."""
+    active = JudgeJob.objects.filter(jury_run__status__in=JuryRun.ACTIVE)
+    return claim_row(active, job_id, worker)
 
 
-def execute_job(job_id: int) -> None:
-    if not claim(job_id):
+def execute_job(job_id: int, worker: str = "") -> None:
+    job_claim = claim(job_id, worker)
+    if job_claim is None:
         return
     job = JudgeJob.objects.select_related("jury_run__panel", "judge__model").get(pk=job_id)
     JuryRun.objects.filter(pk=job.jury_run_id, status=JuryRun.Status.QUEUED).update(
         status=JuryRun.Status.RUNNING
     )
     try:
-        answers = score_conversation(job)
+        answers = score_conversation(job, deadline=time.monotonic() + settings.TRACE_WALL_CLOCK_S)
+    except OutOfTime as exc:
+        _fail(job_claim, str(exc))
     except Exception as exc:  # noqa: BLE001 - a job ends as a kept error, never vanishes
         log.exception("judge job %s failed", job_id)
-        JudgeJob.objects.filter(pk=job_id).update(
-            status=JudgeJob.Status.ERROR,
-            error=f"{type(exc).__name__}: {exc}"[:2000],
-            finished_at=timezone.now(),
-        )
+        _fail(job_claim, f"{type(exc).__name__}: {exc}")
     else:
-        _store(job, answers)
+        _store(job, job_claim, answers)
     finish_if_done(job.jury_run_id)
+
+
+def _fail(job_claim: Claim, error: str) -> None:
+    held(JudgeJob, job_claim).update(
+        status=JudgeJob.Status.ERROR,
+        worker="",
+        error=redact(error)[:2000],
+        finished_at=timezone.now(),
+    )
 
 
 @dataclass
@@ -200,7 +229,7 @@ class Answer:
     cost: Decimal
 
 
-def score_conversation(job: JudgeJob) -> list[Answer]:
+def score_conversation(job: JudgeJob, deadline: float | None = None) -> list[Answer]:
     panel, judge = job.jury_run.panel, job.judge
     rubric = cached_rubric(panel.rubric_name, panel.rubric_version)
     messages, case, signals = _conversation(job.trace_id)
@@ -210,6 +239,11 @@ def score_conversation(job: JudgeJob) -> list[Answer]:
     for dimension in rubric.scored:
         if _stopped(job.jury_run_id):
             break
+        if deadline is not None and time.monotonic() >= deadline:
+            raise OutOfTime(
+                f"The judge job ran past its wall-clock limit ({settings.TRACE_WALL_CLOCK_S:g} s)"
+                f" after {len(answers)} of {len(rubric.scored)} dimensions."
+            )
         seed = trace_seed(
             f"{job.trace_id}:{dimension.key}", judge.name, judge.temperature, job.repetition
         )
@@ -239,7 +273,7 @@ def _judge_dimension(provider, judge: Judge, dimension: Dimension, prompt, conte
                 Verdict.Status.ERROR,
                 None,
                 "",
-                str(exc)[:2000],
+                redact(str(exc))[:2000],
                 attempt,
                 _ms(started),
                 cost,
@@ -288,6 +322,7 @@ def judge_provider(model: ModelConfig):
         model.base_url,
         model.api_key_env,
         timeout=settings.PROVIDER_TIMEOUT_S,
+        max_output_tokens=model.max_output_tokens,
     )
 
 
@@ -307,9 +342,15 @@ def _conversation(trace_id: int) -> tuple[list, dict, dict]:
     return messages, case or {}, signals
 
 
-def _store(job: JudgeJob, answers: list[Answer]) -> None:
+def _store(job: JudgeJob, job_claim: Claim, answers: list[Answer]) -> None:
     panel, judge = job.jury_run.panel, job.judge
     with transaction.atomic():
+        # The job's row, locked while the claim holds: a job taken back from a worker
+        # presumed lost and scored again elsewhere stores its verdicts once.
+        mine = held(JudgeJob, job_claim).select_for_update().values_list("pk", flat=True)
+        if mine.first() is None:
+            log.warning("judge job %s was taken back from this worker; dropped", job.pk)
+            return
         for answer in answers:
             Verdict.objects.update_or_create(
                 panel=panel,
@@ -330,7 +371,8 @@ def _store(job: JudgeJob, answers: list[Answer]) -> None:
                 },
             )
         stopped = len(answers) < len(cached_rubric(panel.rubric_name, panel.rubric_version).scored)
-        JudgeJob.objects.filter(pk=job.pk).update(
+        held(JudgeJob, job_claim).update(
+            worker="",
             status=JudgeJob.Status.CANCELLED if stopped else JudgeJob.Status.DONE,
             cost=sum((a.cost for a in answers), Decimal(0)),
             finished_at=timezone.now(),
@@ -388,3 +430,64 @@ def progress(jury_run_id: int) -> dict[str, int]:
 
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
+
+
+# --- lost workers ----------------------------------------------------------------------------
+
+
+@on_lost_claims
+def requeue_lost_jobs(live: list[str], jury_run_id: int | None = None) -> int:
+    """Judge jobs claimed by workers no longer beating: queued and sent again, or ended as
+    errors after JOB_MAX_ATTEMPTS; in a scoring no longer active, cancelled. `jury_run_id`
+    limits it to one scoring (resume), and then jobs run inline count after 30 minutes."""
+    jobs = (
+        JudgeJob.objects.all()
+        if jury_run_id is None
+        else JudgeJob.objects.filter(jury_run_id=jury_run_id)
+    )
+    lost_inactive = (
+        jobs.filter(status=JudgeJob.Status.RUNNING)
+        .exclude(jury_run__status__in=JuryRun.ACTIVE)
+        .exclude(worker="")
+        .exclude(worker__in=live)
+    )
+    lost_inactive.update(status=JudgeJob.Status.CANCELLED, worker="")
+    released = release_lost(
+        jobs.filter(jury_run__status__in=JuryRun.ACTIVE),
+        live,
+        give_up={
+            "error": f"The worker running this judge job stopped {max_attempts()} times "
+            "(killed, out of memory or its machine lost), so it was given up."
+        },
+        stale_inline=STALE_INLINE if jury_run_id is not None else None,
+    )
+    if released.requeued:
+        log.warning("requeued %d judge jobs from lost workers", len(released.requeued))
+        requeued = list(released.requeued)
+        transaction.on_commit(lambda: _send(requeued))
+    ended = JudgeJob.objects.filter(pk__in=released.given_up).values_list("jury_run_id", flat=True)
+    for affected in set(ended):
+        finish_if_done(affected)
+    return len(released.requeued)
+
+
+STALE_INLINE = timedelta(minutes=30)
+
+
+@on_lost_worker
+def resend_queued_jobs() -> int:
+    """Every queued judge job of an active scoring, sent again (see runs.workers)."""
+    ids = JudgeJob.objects.filter(
+        status=JudgeJob.Status.QUEUED, jury_run__status__in=JuryRun.ACTIVE
+    ).values_list("pk", flat=True)
+    return _send(ids.iterator(chunk_size=2000))
+
+
+def lost_jobs(jury_run_id: int) -> int:
+    """Running judge jobs of a scoring whose worker stopped beating."""
+    return (
+        JudgeJob.objects.filter(jury_run_id=jury_run_id, status=JudgeJob.Status.RUNNING)
+        .exclude(worker="")
+        .exclude(worker__in=live_workers())
+        .count()
+    )

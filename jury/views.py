@@ -193,7 +193,8 @@ def jury_run_resume(request, pk):
     if form.is_valid() and form.cleaned_data["spend_limit"] is not None:
         jury_run.spend_limit = form.cleaned_data["spend_limit"]
         jury_run.save(update_fields=["spend_limit"])
-    if jury_run.is_active or jury_run.status == JuryRun.Status.FINISHED:
+    # A running scoring may be resumed: jobs held by workers that stopped reporting go back.
+    if jury_run.status == JuryRun.Status.FINISHED:
         messages.error(request, f"Scoring {pk} is {jury_run.get_status_display().lower()}.")
         return redirect("jury_run", pk=pk)
     if jury_run.spend_limit is not None and jury_run.spent >= jury_run.spend_limit:

@@ -5,14 +5,22 @@ from celery import Celery
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patientagentbench.settings")
 
 app = Celery("patientagentbench")
+# Settings say how deliveries survive a lost worker: acks late, reject on worker lost, and on
+# Redis a visibility timeout longer than the longest job (see settings.LONGEST_JOB_S).
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
 
-def worker_argv(concurrency: int, loglevel: str = "INFO", hostname: str = "") -> list[str]:
+def worker_argv(
+    concurrency: int, loglevel: str = "INFO", hostname: str = "", pool: str = "threads"
+) -> list[str]:
     """The command line of a worker process. Provider calls wait on the network, so a thread
-    pool is the efficient shape; every place that starts a worker uses this one."""
+    pool is the efficient shape; every place that starts a worker uses this one.
+
+    Each worker process beats (patientagentbench.runs.workers) and, every beat, takes back
+    the jobs of workers that stopped beating, so no separate beat or sweeper process is
+    needed: `serve` runs one of these beside the web server, and that is the whole of it."""
     import sys
 
     argv = [sys.executable, "-m", "celery", "-A", "patientagentbench", "worker"]
-    argv += ["--pool", "threads", "--concurrency", str(concurrency), "--loglevel", loglevel]
+    argv += ["--pool", pool, "--concurrency", str(concurrency), "--loglevel", loglevel]
     return argv + (["--hostname", hostname] if hostname else [])

@@ -7,6 +7,7 @@ so retries, rate limits and spend checks wrap it without the loop knowing.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,12 @@ class EndReason(StrEnum):
     ERROR = "error"
     CANCELLED = "cancelled"
     SPEND_LIMIT = "spend_limit"
+    WALL_CLOCK = "wall_clock"  # the trace ran past its wall-clock limit (TRACE_WALL_CLOCK_S)
+    WORKER_LOST = "worker_lost"  # the workers running it kept dying; it used all its attempts
+    REPEATED_CALL = (
+        "repeated_call"  # the agent made the same call REPEATED_CALL_LIMIT times running
+    )
+    PATIENT_BROKEN = "patient_broken"  # the LLM patient echoed the agent or repeated itself
     COMPLETED = "completed"  # imported from the paper's release, which records no reason
 
 
@@ -66,11 +73,14 @@ class ConversationResult:
 
 
 class EndConversation(Exception):
-    """Raised by a `complete` wrapper to stop early (cancelled run, spend limit)."""
+    """Raised by a `complete` wrapper (cancelled run, spend limit) or the user side (a broken
+    LLM patient) to stop early. With an `error` the trace is an errored one, left out of the
+    metrics: a broken patient says nothing about the agent."""
 
-    def __init__(self, reason: EndReason):
+    def __init__(self, reason: EndReason, error: str = ""):
         super().__init__(reason)
         self.reason = reason
+        self.error = error
 
 
 def run_conversation(
@@ -81,15 +91,28 @@ def run_conversation(
     system_prompt: str,
     max_iterations: int = 10,
     max_turns: int = 1,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> ConversationResult:
+    """Hold one conversation. `deadline` (on `clock`'s scale) is checked before every model
+    call and every user reply: past it, the conversation ends with EndReason.WALL_CLOCK."""
     messages = [Message(role="system", content=system_prompt)]
     messages.append(Message(role="user", content=user.opening()))
     result = ConversationResult(messages=messages, end_reason="")
     numbering = _CallNumbering()
+    out_of_time = _Deadline(deadline, clock)
     for _turn in range(max_turns):
-        if not _agent_turn(complete, world, messages, result, numbering, max_iterations):
+        if not _agent_turn(
+            complete, world, messages, result, numbering, max_iterations, out_of_time
+        ):
             break
-        reply = user.reply(messages)
+        if out_of_time(result):
+            break
+        try:
+            reply = user.reply(messages)
+        except EndConversation as stop:  # a cancelled run, or a broken LLM patient
+            result.end_reason, result.error = stop.reason, stop.error or result.error
+            break
         if reply is None:
             result.end_reason = result.end_reason or EndReason.USER_ENDED
             break
@@ -101,9 +124,32 @@ def run_conversation(
     return result
 
 
-def _agent_turn(complete, world, messages, result, numbering, max_iterations) -> bool:
+class _Deadline:
+    """Whether the conversation ran out of wall-clock time; if so, it says why it ended."""
+
+    def __init__(self, deadline: float | None, clock: Callable[[], float]):
+        self.deadline, self.clock = deadline, clock
+
+    def __call__(self, result: ConversationResult) -> bool:
+        if self.deadline is None or self.clock() < self.deadline:
+            return False
+        result.end_reason = EndReason.WALL_CLOCK
+        return True
+
+
+# A real 0.5B agent sent the identical failing call ten times in a row until max_iterations;
+# three identical calls running is a loop, not a plan.
+REPEATED_CALL_LIMIT = 3
+
+
+def _agent_turn(
+    complete, world, messages, result, numbering, max_iterations, out_of_time=None
+) -> bool:
     """Let the agent act until it answers without tools. False when the conversation ends."""
+    recent: list[tuple[str, str]] = []
     for _ in range(max_iterations):
+        if out_of_time is not None and out_of_time(result):
+            return False
         started = time.perf_counter()
         try:
             completion = complete(messages)
@@ -132,8 +178,17 @@ def _agent_turn(complete, world, messages, result, numbering, max_iterations) ->
             return True
         for call in calls:
             messages.append(_execute(world, call))
+        recent = [*recent, *(_call_identity(call) for call in calls)][-REPEATED_CALL_LIMIT:]
+        if len(recent) == REPEATED_CALL_LIMIT and len(set(recent)) == 1:
+            result.end_reason = EndReason.REPEATED_CALL
+            return False
     result.end_reason = EndReason.MAX_ITERATIONS
     return False
+
+
+def _call_identity(call: ToolCall) -> tuple[str, str]:
+    arguments = json.dumps(call.arguments, sort_keys=True) if not call.malformed else None
+    return call.name, arguments if arguments is not None else call.raw_arguments
 
 
 def _execute(world: World, call: ToolCall) -> Message:
@@ -154,8 +209,6 @@ def _execute(world: World, call: ToolCall) -> Message:
 
 
 def _json_error(text: str) -> str:
-    import json
-
     return json.dumps({"error": text})
 
 

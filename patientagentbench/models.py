@@ -4,9 +4,15 @@ import os
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from patientagentbench.providers.factory import DEFAULT_KEY_ENV, PROVIDER_LABELS
+from patientagentbench.providers.factory import (
+    DEFAULT_KEY_ENV,
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    MAX_OUTPUT_TOKENS_CEILING,
+    PROVIDER_LABELS,
+)
 
 
 class Suite(models.Model):
@@ -105,6 +111,14 @@ class ModelConfig(models.Model):
         max_digits=12, decimal_places=4, default=Decimal(0), help_text="USD per 1M output tokens"
     )
     max_concurrency = models.PositiveIntegerField(default=8)
+    # Every call asks for at most this many output tokens (a runaway answer costs no more).
+    max_output_tokens = models.PositiveIntegerField(
+        default=DEFAULT_MAX_OUTPUT_TOKENS,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_OUTPUT_TOKENS_CEILING)],
+        verbose_name="Max output tokens per call",
+        help_text="Sent with every call (max_tokens / max_completion_tokens); simulated "
+        "models ignore it.",
+    )
     enabled = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -167,6 +181,8 @@ class Run(models.Model):
     )
     spent = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
     stop_reason = models.TextField(blank=True)
+    # Imported runs: the SHA-256 of the file's bytes, so the same file is not imported twice.
+    source_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -213,7 +229,12 @@ class Trace(models.Model):
     # One job per (run, task, model, temperature, repetition): delivering it twice is harmless.
     key = models.CharField(max_length=400, unique=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    # Each claim counts an attempt; a trace whose workers keep dying ends after
+    # JOB_MAX_ATTEMPTS of them (end reason worker_lost).
     attempts = models.PositiveIntegerField(default=0)
+    # The worker process holding the claim while running (a WorkerHeartbeat id); blank when
+    # not running or run inline. A claim whose worker stops beating is requeued.
+    worker = models.CharField(max_length=255, blank=True)
 
     messages = models.JSONField(default=list, blank=True)
     tool_calls = models.JSONField(default=list, blank=True)
@@ -234,17 +255,25 @@ class Trace(models.Model):
 
     class Meta:
         ordering = ["task__task_id", "model_name", "temperature", "repetition"]
-        indexes = [models.Index(fields=["run", "status"])]
+        indexes = [
+            models.Index(fields=["run", "status"]),
+            # The recovery sweep: running claims held by workers that stopped beating.
+            models.Index(fields=["status", "worker"], name="trace_claims"),
+        ]
 
     def __str__(self) -> str:
         return self.key
 
 
 class WorkerHeartbeat(models.Model):
-    """Written by each worker every few seconds, so the CLI and pages can tell none is running."""
+    """Written by each worker process every few seconds, so the CLI and pages can tell none is
+    running and live workers can requeue the claims of one that stopped (`runs.workers`)."""
 
+    # The worker process's id: Celery node name, pid and a per-start nonce (never reused).
     hostname = models.CharField(max_length=255, unique=True)
     seen_at = models.DateTimeField()
+    # When a live worker found this one silent and requeued its work (cleared if it beats).
+    reaped_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.hostname

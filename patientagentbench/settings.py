@@ -5,10 +5,13 @@ a worker run with nothing else installed. Production sets DATABASE_URL (PostgreS
 CELERY_BROKER_URL (Redis), SECRET_KEY and DEBUG=false.
 """
 
+from datetime import timedelta
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from .env import env_bool, env_int, env_list, env_str
 
@@ -34,6 +37,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "patientagentbench",
     "sandbox",
     "jury",
@@ -42,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -50,6 +55,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "patientagentbench.urls"
@@ -91,6 +98,20 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# django-axes counts failed log-ins and locks, separately, a username and an address after
+# AXES_FAILURE_LIMIT failures within the cool-off (each failure during a lockout restarts
+# it). An admin unlocks at once: django-admin → Axes → Access attempts, or
+# `manage.py axes_reset`, `axes_reset_username NAME`, `axes_reset_ip ADDRESS`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"  # the login page with the reason, 429
+AXES_RESET_ON_SUCCESS = False  # a success must not clear failures other logins piled up
+AXES_SENSITIVE_PARAMETERS = ["password"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -128,27 +149,103 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# Mail (clinician invitations). Development prints mails on the console, so an invitation's
-# set-password link shows up in the server log; otherwise SMTP from the environment.
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
-EMAIL_PORT = env_int("EMAIL_PORT", 25)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# Behind a TLS-terminating reverse proxy (nginx, Caddy, a load balancer) set
+# PAB_BEHIND_PROXY=1: only then are X-Forwarded-Proto (is the request HTTPS?) and
+# X-Forwarded-For (the client's address, for login throttling) believed, since without a
+# proxy any client could send them. The proxy must overwrite both headers, and
+# PAB_PROXY_COUNT says how many proxies stand in front of Django.
+BEHIND_PROXY = env_bool("PAB_BEHIND_PROXY", False)
+if BEHIND_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    AXES_IPWARE_PROXY_COUNT = env_int("PAB_PROXY_COUNT", 1)
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+else:
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+
+# Content-Security-Policy (Django's own middleware). Scripts only from our origin: no inline
+# script and no eval, so page data travels in data-* attributes and JSON islands
+# (<script type="application/json">, never executed) read by static/js/*.js, and figures
+# are drawn by static/js/figures.js from their JSON. Styles allow 'unsafe-inline': plotly.js
+# and htmx write <style> elements and style attributes at run time, and templates use a few
+# style attributes; CSS cannot run code. Images allow data: and blob:, which plotly's
+# "download as PNG" uses.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+    "img-src": [CSP.SELF, "data:", "blob:"],
+    "font-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
+
+# Mail (clinician invitations, password resets). EMAIL_URL names the backend:
+# smtp://user:password@host:587 (smtp+tls:// for STARTTLS, smtps:// for implicit TLS),
+# console:// (mails printed on the server's console) or dummy:// (dropped). Without it the
+# console is used, so nothing ever tries an SMTP server on localhost by accident; the
+# older EMAIL_HOST/EMAIL_PORT/EMAIL_USE_TLS/... variables still switch SMTP on, and
+# EMAIL_BACKEND (a dotted path) wins over both.
+def _email_url(url: str) -> dict:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    backends = {
+        "console": "console",
+        "dummy": "dummy",
+        "smtp": "smtp",
+        "smtp+tls": "smtp",
+        "smtps": "smtp",
+    }
+    if scheme not in backends:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL: unknown scheme {scheme!r} (smtp, smtp+tls, smtps, console, dummy)."
+        )
+    return {
+        "backend": f"django.core.mail.backends.{backends[scheme]}.EmailBackend",
+        "host": parts.hostname or "localhost",
+        "port": parts.port or {"smtps": 465, "smtp+tls": 587}.get(scheme, 25),
+        "user": unquote(parts.username or ""),
+        "password": unquote(parts.password or ""),
+        "tls": scheme == "smtp+tls",
+        "ssl": scheme == "smtps",
+    }
+
+
+_MAIL = (
+    _email_url(env_str("EMAIL_URL"))
+    if env_str("EMAIL_URL")
+    else {
+        "backend": "django.core.mail.backends."
+        + ("smtp" if env_str("EMAIL_HOST") else "console")
+        + ".EmailBackend",
+        "host": env_str("EMAIL_HOST", "localhost"),
+        "port": env_int("EMAIL_PORT", 25),
+        "user": env_str("EMAIL_HOST_USER"),
+        "password": env_str("EMAIL_HOST_PASSWORD"),
+        "tls": env_bool("EMAIL_USE_TLS", False),
+        "ssl": env_bool("EMAIL_USE_SSL", False),
+    }
+)
+EMAIL_BACKEND = env_str("EMAIL_BACKEND") or _MAIL["backend"]
+EMAIL_HOST, EMAIL_PORT = _MAIL["host"], _MAIL["port"]
+EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _MAIL["user"], _MAIL["password"]
+EMAIL_USE_TLS, EMAIL_USE_SSL = _MAIL["tls"], _MAIL["ssl"]
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "PatientAgentBench <noreply@localhost>")
-EMAIL_BACKEND = (
-    "django.core.mail.backends.console.EmailBackend"
-    if DEBUG
-    else "django.core.mail.backends.smtp.EmailBackend"
-)
+SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 
 # Celery: a filesystem broker needs no server; Redis in CI and production.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    # kombu logs "No hostname was supplied" for every connection to a URL without a host;
+    # the filesystem transport ignores the host, so name one and keep the logs quiet.
+    if CELERY_BROKER_URL.rstrip("/") == "filesystem:":
+        CELERY_BROKER_URL = "filesystem://localhost/"
     for sub in ("in", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -200,11 +297,41 @@ PROVIDER_MAX_ATTEMPTS = env_int("PROVIDER_MAX_ATTEMPTS", 5)
 PROVIDER_BASE_DELAY_S = float(env_str("PROVIDER_BASE_DELAY_S", "1.0"))
 PROVIDER_TIMEOUT_S = float(env_str("PROVIDER_TIMEOUT_S", "60"))
 
+# Jobs and lost workers (runs.workers). Each worker process beats every WORKER_HEARTBEAT_S;
+# one silent for WORKER_DEAD_AFTER_S has its claims requeued by the workers still alive, and
+# a job whose workers die JOB_MAX_ATTEMPTS times ends as an error. A conversation (or a
+# judge job) ends after TRACE_WALL_CLOCK_S of wall-clock time.
+TRACE_WALL_CLOCK_S = float(env_str("TRACE_WALL_CLOCK_S", "600"))
+WORKER_HEARTBEAT_S = float(env_str("WORKER_HEARTBEAT_S", "5"))
+WORKER_DEAD_AFTER_S = float(env_str("WORKER_DEAD_AFTER_S", "20"))
+JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
+# The longest a job can hold its message: the wall clock, then one more provider call that
+# spends all its attempts (each a timeout, then at most a 600 s Retry-After).
+LONGEST_JOB_S = TRACE_WALL_CLOCK_S + PROVIDER_MAX_ATTEMPTS * (PROVIDER_TIMEOUT_S + 600)
+# A message is acknowledged after its job ran (acks late, above) and goes back to the queue
+# when the process running it dies (reject on worker lost). Redis hands an unacknowledged
+# message to another worker after the visibility timeout, so that outlasts the longest job;
+# a lost worker's jobs come back sooner through the heartbeats.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(2 * LONGEST_JOB_S)}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {
+        # Django logs a refused request (403) with the PermissionDenied traceback; a refusal
+        # is not a fault, so it becomes one line naming the path and the user.
+        "forbidden_one_line": {"()": "patientagentbench.log_filters.ForbiddenInOneLine"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    # One line per HTTP request drowns the worker log; failures surface as trace errors.
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    "loggers": {
+        "django.request": {"filters": ["forbidden_one_line"]},
+        # One line per HTTP request drowns the worker log; failures surface as trace errors.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        # django-axes announces itself at every start (each CLI command); lockouts are WARNING.
+        "axes.apps": {"level": "WARNING"},
+    },
 }

@@ -2,20 +2,28 @@
 project's JSONL.
 
 Imports are validated in full before anything is written and then written in one
-transaction: an error names the record and the field, and leaves the database untouched.
+transaction: an error is one line naming the record and the field, and leaves the database
+untouched. Every value is checked by the formats' pydantic models against the bounds of the
+columns it goes to (`interchange.schema`); files are read as strict UTF-8 JSON (no NaN or
+Infinity, bounded nesting). A file is imported once: its SHA-256 is kept on the run, and the
+same bytes again are refused unless asked for (`again=True`, `import_traces --again`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 
 from django.db import transaction
 from django.utils.text import slugify
 
+from patientagentbench.cases.validation import validate_case
 from patientagentbench.conversation import EndReason, agent_calls
+from patientagentbench.interchange.jsonl import JSONL_FORMAT, JsonlFormatError, Line
+from patientagentbench.interchange.jsonl import parse_jsonl as parse_jsonl_lines
 from patientagentbench.interchange.langchain import (
     LangChainFormatError,
     looks_like_patientagentbench,
@@ -27,16 +35,28 @@ from patientagentbench.interchange.release import (
     ReleaseTrace,
     parse_release_cells,
 )
+from patientagentbench.interchange.schema import (
+    RUN_LABEL_MAX,
+    SUITE_NAME_MAX,
+    FormatError,
+    JsonTextError,
+    decode,
+    load,
+)
 from patientagentbench.models import Run, Suite, Task, Trace
 from patientagentbench.providers.types import Message, ToolCall
 from patientagentbench.results.cells import recompute_run_metrics
 from patientagentbench.results.scoring import score_trace
 
-JSONL_FORMAT = "patientagentbench.trace/1"
+__all__ = ["JSONL_FORMAT", "AlreadyImported", "ImportFormatError", "import_traces", "read_file"]
 
 
-class ImportFormatError(ValueError):
-    """Bad input, with the record and field it concerns."""
+class ImportFormatError(FormatError):
+    """Bad input, with the record and field it concerns, in one line."""
+
+
+class AlreadyImported(ImportFormatError):
+    """The same bytes are already a run (import them again with `again=True`)."""
 
 
 @dataclass
@@ -67,6 +87,15 @@ class ImportedTrace:
     # A verdict the export carried (the project's JSONL); None means "score on import".
     correctness: dict | None = None
     correct: bool | None = None
+    # Where the record is in its file ("line 3", "cell 2 (retrieve-001 / m), trace 1"), and
+    # whether its format words errors "line 3, field 'x': ..." (colon) or "...: field 'x' ...".
+    where: str = ""
+    colon: bool = True
+
+    def field_error(self, name: str, problem: str) -> ImportFormatError:
+        if self.colon:
+            return ImportFormatError(f"{self.where}, field '{name}': {problem}")
+        return ImportFormatError(f"{self.where}: field '{name}' {problem}")
 
 
 @dataclass
@@ -83,17 +112,21 @@ class ImportSummary:
 
 
 def read_file(path: Path) -> tuple[str, list[ImportedTrace]]:
-    text = path.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"{path.name}: not valid JSON ({exc})") from exc
-        if looks_like_patientagentbench(data):
-            return "patientagentbench", parse_patientagentbench(data)
-        return "release", parse_release(data)
-    return "jsonl", parse_jsonl(text)
+    return parse_bytes(path.read_bytes())
+
+
+def parse_bytes(raw: bytes) -> tuple[str, list[ImportedTrace]]:
+    """The format ("release", "patientagentbench" or "jsonl") and the records of a file."""
+    try:
+        text = decode(raw)
+        if not text.lstrip().startswith("["):
+            return "jsonl", parse_jsonl(text)
+        data = load(text)
+    except JsonTextError as exc:
+        raise ImportFormatError(str(exc)) from None
+    if looks_like_patientagentbench(data):
+        return "patientagentbench", parse_patientagentbench(data)
+    return "release", parse_release(data)
 
 
 def parse_patientagentbench(data: list) -> list[ImportedTrace]:
@@ -102,7 +135,7 @@ def parse_patientagentbench(data: list) -> list[ImportedTrace]:
     except LangChainFormatError as exc:
         raise ImportFormatError(str(exc)) from exc
     records = []
-    for conversation in conversations:
+    for index, conversation in enumerate(conversations):
         messages = conversation["messages"]
         opening = next((m.content for m in messages if m.role == "user"), "")
         agent_texts = [m.content for m in messages if m.role == "assistant" and m.content]
@@ -122,6 +155,7 @@ def parse_patientagentbench(data: list) -> list[ImportedTrace]:
                 tokens_out=tokens_out,
                 attributes=conversation["attributes"],
                 case=conversation["case"],
+                where=f"conversation {index} ({conversation['case_id']})",
             )
         )
     if not records:
@@ -130,74 +164,43 @@ def parse_patientagentbench(data: list) -> list[ImportedTrace]:
 
 
 def parse_jsonl(text: str) -> list[ImportedTrace]:
-    records = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"line {line_no}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"{where}: not valid JSON ({exc.msg})") from exc
-        records.append(_jsonl_record(record, where))
-    if not records:
-        raise ImportFormatError("the file holds no traces")
-    return records
+    try:
+        lines = parse_jsonl_lines(text)
+    except JsonlFormatError as exc:
+        raise ImportFormatError(str(exc)) from None
+    return [_jsonl_record(line) for line in lines]
 
 
-def _jsonl_record(record, where: str) -> ImportedTrace:
-    if not isinstance(record, dict):
-        raise ImportFormatError(f"{where}: a record must be a JSON object")
-    if record.get("format") not in (None, JSONL_FORMAT):
-        raise ImportFormatError(f"{where}, field 'format': expected {JSONL_FORMAT!r}")
-    get = _Getter(record, where)
-    calls = [
-        _call(c, f"{where}, field 'tool_calls[{i}]'") for i, c in enumerate(get.list("tool_calls"))
-    ]
-    messages = get.list("messages", required=False)
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict) or "role" not in message:
-            raise ImportFormatError(f"{where}, field 'messages[{i}]': needs a 'role'")
-    correctness = get.dict("correctness") or None
-    correct = record.get("correct")
-    if correct is not None and not isinstance(correct, bool):
-        raise ImportFormatError(f"{where}, field 'correct': must be true, false or null")
-    if correctness is not None and not isinstance(correctness.get("checks", []), list):
-        raise ImportFormatError(f"{where}, field 'correctness.checks': must be a list")
-    world = get.str("suite_world", required=False)
-    if world and world not in Suite.World.values:
-        raise ImportFormatError(
-            f"{where}, field 'suite_world': one of {', '.join(Suite.World.values)}"
-        )
-    status = get.str("status", required=False) or Trace.Status.DONE
-    if status not in Trace.Status.values:
-        raise ImportFormatError(f"{where}, field 'status': one of {', '.join(Trace.Status.values)}")
+def _jsonl_record(line: Line) -> ImportedTrace:
+    record = line.record
+    correctness = line.correctness
     return ImportedTrace(
-        task_id=get.str("task_id"),
-        model=get.str("model"),
-        suite=get.str("suite", required=False),
-        category=get.str("category", required=False),
-        difficulty=get.str("difficulty", required=False),
-        prompt=get.str("prompt", required=False),
-        temperature=get.number("temperature"),
-        repetition=int(get.number("repetition") or 0),
-        status=status,
-        end_reason=get.str("end_reason", required=False),
-        error=get.str("error", required=False),
-        messages=messages,
-        tool_calls=calls,
-        final_response=get.str("final_response", required=False),
-        side_effects=get.list("side_effects", required=False),
-        final_state=get.dict("final_state"),
-        tokens_in=int(get.number("tokens_in") or 0),
-        tokens_out=int(get.number("tokens_out") or 0),
-        latency_ms=float(get.number("latency_ms") or 0),
-        cost=get.decimal("cost"),
-        attributes=get.dict("attributes"),
-        case=get.dict("case") or None,
-        suite_world=world,
+        task_id=record.task_id,
+        model=record.model,
+        suite=record.suite or "",
+        category=record.category or "",
+        difficulty=record.difficulty or "",
+        prompt=record.prompt or "",
+        temperature=record.temperature,
+        repetition=record.repetition or 0,
+        status=record.status or Trace.Status.DONE,
+        end_reason=record.end_reason or "",
+        error=record.error or "",
+        messages=line.messages,
+        tool_calls=line.tool_calls,
+        final_response=record.final_response or "",
+        side_effects=record.side_effects or [],
+        final_state=record.final_state or {},
+        tokens_in=record.tokens_in or 0,
+        tokens_out=record.tokens_out or 0,
+        latency_ms=float(record.latency_ms or 0),
+        cost=line.cost,
+        attributes=record.attributes or {},
+        case=record.case or None,
+        suite_world=record.suite_world or "",
         correctness=correctness,
-        correct=correct if correctness is not None else None,
+        correct=record.correct if correctness is not None else None,
+        where=line.where,
     )
 
 
@@ -208,13 +211,17 @@ def parse_release(data) -> list[ImportedTrace]:
         cells = parse_release_cells(data)
     except ReleaseFormatError as exc:
         raise ImportFormatError(str(exc)) from exc
-    records = [_release_trace(trace, cell) for cell in cells for trace in cell.traces]
+    records = [
+        _release_trace(trace, cell, f"cell {index} ({cell.task_id} / {cell.model}), trace {number}")
+        for index, cell in enumerate(cells)
+        for number, trace in enumerate(cell.traces)
+    ]
     if not records:
         raise ImportFormatError("the file holds no traces")
     return records
 
 
-def _release_trace(trace: ReleaseTrace, cell: Cell) -> ImportedTrace:
+def _release_trace(trace: ReleaseTrace, cell: Cell, where: str) -> ImportedTrace:
     calls = [
         {
             "id": f"t{index}",
@@ -245,6 +252,8 @@ def _release_trace(trace: ReleaseTrace, cell: Cell) -> ImportedTrace:
         tokens_out=trace.total_tokens or 0,
         latency_ms=trace.latency_ms or 0.0,
         attributes={"provider_model": provider_model} if provider_model else {},
+        where=where,
+        colon=False,
     )
 
 
@@ -273,107 +282,35 @@ def _messages_from_calls(prompt: str, calls: list[dict], final: str) -> list[dic
     return messages
 
 
-def _call(call, where: str) -> dict:
-    if not isinstance(call, dict):
-        raise ImportFormatError(f"{where}: must be an object")
-    get = _Getter(call, where)
-    name = get.str("name")
-    arguments = call.get("arguments")
-    malformed = bool(call.get("malformed", False))
-    if arguments is None and not malformed:
-        raise ImportFormatError(f"{where}.arguments: must be an object (or the call malformed)")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise ImportFormatError(f"{where}.arguments: must be an object")
-    return {
-        "id": get.str("id", required=False),
-        "name": name,
-        "arguments": arguments,
-        "raw_arguments": get.str("raw_arguments", required=False) or json.dumps(arguments),
-        "malformed": malformed,
-        "status": get.str("status", required=False),
-        "result": get.str("result", required=False),
-    }
-
-
-class _Getter:
-    """Typed field access whose errors name the record and the field."""
-
-    def __init__(self, record: dict, where: str):
-        self.record, self.where = record, where
-
-    def _fail(self, key: str, expected: str):
-        raise ImportFormatError(f"{self.where}, field '{key}': {expected}")
-
-    def str(self, key: str, required: bool = True) -> str:
-        value = self.record.get(key)
-        if value is None:
-            if required:
-                self._fail(key, "is required")
-            return ""
-        if not isinstance(value, str):
-            self._fail(key, "must be a string")
-        if required and not value.strip():
-            self._fail(key, "must not be empty")
-        return value
-
-    def list(self, key: str, required: bool = True) -> list:
-        value = self.record.get(key)
-        if value is None:
-            if required:
-                self._fail(key, "is required")
-            return []
-        if not isinstance(value, list):
-            self._fail(key, "must be a list")
-        return value
-
-    def dict(self, key: str) -> dict:
-        value = self.record.get(key)
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            self._fail(key, "must be an object")
-        return value
-
-    def number(self, key: str):
-        value = self.record.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self._fail(key, "must be a number")
-        return value
-
-    def decimal(self, key: str) -> Decimal:
-        value = self.record.get(key)
-        if value is None:
-            return Decimal(0)
-        try:
-            return Decimal(str(value))
-        except InvalidOperation:
-            self._fail(key, "must be a number")
-
-
 # --- writing -------------------------------------------------------------------------------
 
 
-def import_traces(path: Path) -> ImportSummary:
-    _kind, records = read_file(path)
+def import_traces(path: Path, *, again: bool = False) -> ImportSummary:
+    """Import a file as one finished run, or raise `ImportFormatError` having written nothing.
+    The same bytes imported before raise `AlreadyImported` unless `again`."""
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    _kind, records = parse_bytes(raw)
     with transaction.atomic():
+        if not again:
+            _refuse_second_import(digest)
         suite, tasks, new_tasks = _resolve_tasks(records, path)
         temperatures = sorted({r.temperature for r in records if r.temperature is not None})
         run = Run.objects.create(
             suite=suite,
             source=Run.Source.IMPORTED,
-            label=path.name,
+            label=path.name[:RUN_LABEL_MAX],
             status=Run.Status.FINISHED,
             repetitions=max(r.repetition for r in records) + 1,
             temperatures=temperatures,
+            source_sha256=digest,
         )
         traces = [_trace(run, tasks[r.task_id], r, i) for i, r in enumerate(records)]
         for trace, record in zip(traces, records, strict=True):
             if record.correctness is not None:
                 trace.correctness, trace.correct = record.correctness, record.correct
             elif trace.status == Trace.Status.DONE:
-                score_trace(trace)
+                _score(trace, record)
         Trace.objects.bulk_create(traces)
         cells = recompute_run_metrics(run.pk)
     return ImportSummary(
@@ -386,23 +323,61 @@ def import_traces(path: Path) -> ImportSummary:
     )
 
 
+def _refuse_second_import(digest: str) -> None:
+    earlier = Run.objects.filter(source_sha256=digest).order_by("pk").first()
+    if earlier is not None:
+        raise AlreadyImported(
+            f"the same file (SHA-256 {digest[:12]}…) is already run {earlier.pk} "
+            f"({earlier.label or 'no label'}, imported {earlier.created_at:%Y-%m-%d %H:%M}); "
+            "pass --again to import it a second time"
+        )
+
+
+def _score(trace: Trace, record: ImportedTrace) -> None:
+    """Score a trace the file gave no verdict for. A scenario's outcome checks read the
+    clinic's final state and side effects, whose inner shape the schema leaves open; a
+    record whose state those checks cannot read is refused, not stored half-scored."""
+    try:
+        score_trace(trace)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        raise record.field_error(
+            "final_state",
+            f"cannot be checked against task {record.task_id!r}: the state, side effects or "
+            f"tool calls lack what the task's checks read ({type(exc).__name__}: {exc})",
+        ) from None
+
+
 def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
-    """Use an installed suite when it holds every task; otherwise keep the traces under an
-    imported suite: the one the records name (an export from another database keeps its
-    suite's name and world), else one named after the file, so any published trace set can
-    be analysed."""
+    """Use an installed suite when it holds every task. A file some of whose tasks are in an
+    installed suite and some not is refused (naming the first stray record): it is most
+    likely a typo or files merged by hand, and splitting it off into a suite of its own would
+    hide that. Otherwise keep the traces under an imported suite: the one the records name
+    (an export from another database keeps its suite's name and world), else one named after
+    the file, so any published trace set can be analysed."""
     wanted = {r.task_id for r in records}
     named = {r.suite for r in records if r.suite}
     candidates = Suite.objects.exclude(kind=Suite.Kind.IMPORTED)
     if named:
         candidates = candidates.filter(name__in=named)
+    best, best_tasks = None, {}
     for suite in candidates:
         tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
         if len(tasks) == len(wanted):
             return suite, tasks, 0
+        if len(tasks) > len(best_tasks):
+            best, best_tasks = suite, tasks
+    if best is not None:
+        stray = next(r for r in records if r.task_id not in best_tasks)
+        raise stray.field_error(
+            "task_id",
+            f"{stray.task_id!r} is not a task of suite {best.name!r}, which holds "
+            f"{len(best_tasks)} of the file's {len(wanted)} task ids",
+        )
     worlds = {r.suite_world for r in records if r.suite_world}
     suite, _ = Suite.objects.get_or_create(
-        name=(slugify(next(iter(named))) if len(named) == 1 else slugify(path.stem))[:120]
+        name=(slugify(next(iter(named))) if len(named) == 1 else slugify(path.stem))[
+            :SUITE_NAME_MAX
+        ]
         or "imported",
         defaults={
             "kind": Suite.Kind.IMPORTED,
@@ -411,8 +386,9 @@ def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
         },
     )
     if suite.kind != Suite.Kind.IMPORTED:
-        raise ImportFormatError(
-            f"the file's tasks are not all in suite {suite.name!r}, whose name the file shares"
+        raise records[0].field_error(
+            "task_id",
+            f"the file's tasks are not all in suite {suite.name!r}, whose name the file shares",
         )
     tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
     first = {}
@@ -426,7 +402,7 @@ def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
             difficulty=r.difficulty,
             prompt=r.prompt,
             attributes=r.attributes,
-            case=r.case,
+            case=_case(r, suite),
         )
         for task_id, r in first.items()
         if task_id not in tasks
@@ -436,6 +412,15 @@ def _resolve_tasks(records, path: Path) -> tuple[Suite, dict[str, Task], int]:
     if len(tasks) != len(wanted):  # bulk_create may not return pks on every backend
         tasks = {t.task_id: t for t in suite.tasks.filter(task_id__in=wanted)}
     return suite, tasks, len(new)
+
+
+def _case(record: ImportedTrace, suite: Suite) -> dict | None:
+    """A clinic suite's cases drive its outcome checks and review pages: they must be cases."""
+    if record.case is not None and suite.has_patients:
+        problems = validate_case(record.case)
+        if problems:
+            raise record.field_error("case", f"is not a valid case: {problems[0]}")
+    return record.case
 
 
 def _trace(run: Run, task: Task, record: ImportedTrace, index: int) -> Trace:

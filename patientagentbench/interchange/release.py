@@ -8,8 +8,11 @@ A release is a JSON array of cells:
 
 (the golden file adds `expected`). Parsing is all or nothing: the first bad value raises a
 `ReleaseFormatError` naming the cell, trace, call and field, so an import never keeps half a
-file. Keys the format does not name are ignored; `task`, `metrics`, `expected` and the per-run
-numbers are optional because published files omit them.
+file. Each cell is checked by the pydantic models below, with the bounds of the columns its
+values go to (`interchange.schema`); then the checks across records: a trace names its own
+cell's task, run indexes are unique within a cell, steps increase within a trace, a (task_id,
+model) pair appears once. Keys the format does not name are ignored; `task`, `metrics`,
+`expected` and the per-run numbers are optional because published files omit them.
 """
 
 from __future__ import annotations
@@ -17,10 +20,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import Field, TypeAdapter, ValidationError
+
 from patientagentbench.analysis.metrics import TraceData
+from patientagentbench.interchange.schema import (
+    CATEGORY_MAX,
+    COUNT_MAX,
+    DIFFICULTY_MAX,
+    MODEL_NAME_MAX,
+    REPETITION_MAX,
+    TASK_ID_MAX,
+    Count,
+    Duration,
+    FormatError,
+    Place,
+    Repetition,
+    Strict,
+    first_problem,
+    generic_records,
+    name_of,
+    scan,
+    text_of,
+)
 
 
-class ReleaseFormatError(ValueError):
+class ReleaseFormatError(FormatError):
     """A release file that cannot be imported; the message says where and why."""
 
 
@@ -67,71 +91,147 @@ class Cell:
         return [trace.to_trace_data() for trace in self.traces]
 
 
+# --- the schema ------------------------------------------------------------------------------
+
+
+class _CallIn(Strict):
+    step: int = Field(ge=0, description="an integer >= 0")
+    tool_name: name_of(None) = Field(description="a non-empty string")
+    arguments: dict[str, Any] = Field(description="an object")
+    result: Any = None
+    timestamp: Duration | None = Field(None, description="a number >= 0 or null")
+
+
+class _TraceIn(Strict):
+    # A trace that names its cell's task must name this one (checked below).
+    task_id: str | None = Field(None, description="a string or null")
+    # The paper's runner writes the provider id into traces but the model key into failed
+    # runs; the cell's model is the key, the provider id is kept beside it.
+    model: str | None = Field(None, description="a string or null")
+    run_index: Repetition = Field(description=f"an integer from 0 to {REPETITION_MAX}")
+    tool_calls: list[_CallIn] = Field(description="an array")
+    final_response: str | None = Field(None, description="a string or null")
+    total_tokens: Count | None = Field(
+        None, description=f"an integer from 0 to {COUNT_MAX} or null"
+    )
+    latency_ms: Duration | None = Field(None, description="a number >= 0 or null")
+    error: str | None = Field(None, description="a string or null")
+
+
+class _CellIn(Strict):
+    task_id: name_of(TASK_ID_MAX) = Field(
+        description=f"a string (non-empty, at most {TASK_ID_MAX} characters)"
+    )
+    model: name_of(MODEL_NAME_MAX) = Field(
+        description=f"a string (non-empty, at most {MODEL_NAME_MAX} characters)"
+    )
+    traces: list[_TraceIn] = Field(description="an array")
+    task: str | None = Field(None, description="a string or null")
+    category: text_of(CATEGORY_MAX) | None = Field(
+        None, description=f"a string of at most {CATEGORY_MAX} characters or null"
+    )
+    difficulty: text_of(DIFFICULTY_MAX) | None = Field(
+        None, description=f"a string of at most {DIFFICULTY_MAX} characters or null"
+    )
+    metrics: dict[str, Any] | None = Field(None, description="an object or null")
+    expected: dict[str, Any] | None = Field(None, description="an object or null")
+
+
+_RELEASE = list[_CellIn]
+_ADAPTER = TypeAdapter(_RELEASE)
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
 def parse_release_cells(data: Any) -> list[Cell]:
     """Every cell of a release, or a `ReleaseFormatError` for the first bad value."""
     if not isinstance(data, list):
         raise ReleaseFormatError(f"release: expected a JSON array of cells, got {_kind(data)}")
-    cells = [_parse_cell(record, f"cell {index}") for index, record in enumerate(data)]
+    place = _place(data)
+    if problem := scan(data):
+        raise ReleaseFormatError(place.line(problem))
+    try:
+        validated = _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise ReleaseFormatError(place.line(first_problem(exc, _RELEASE))) from None
+    cells = [_cell(record, f"cell {index}") for index, record in enumerate(validated)]
     _reject_duplicate_cells(cells)
     return cells
 
 
-def _parse_cell(record: Any, where: str) -> Cell:
-    _require_object(record, where)
-    task_id = _text(record, "task_id", where)
-    model = _text(record, "model", where)
-    where = f"{where} ({task_id} / {model})"
-    traces = _list(record, "traces", where)
-    cell = Cell(
-        task_id=task_id,
-        model=model,
-        traces=[
-            _parse_trace(trace, f"{where}, trace {index}", task_id)
-            for index, trace in enumerate(traces)
-        ],
-        task=_optional_text(record, "task", where),
-        category=_optional_text(record, "category", where),
-        difficulty=_optional_text(record, "difficulty", where),
-        metrics=_optional_object(record, "metrics", where),
-        expected=_optional_object(record, "expected", where),
+def _cell(record: _CellIn, where: str) -> Cell:
+    where = f"{where} ({record.task_id} / {record.model})"
+    traces = [
+        _trace(trace, f"{where}, trace {index}", record.task_id)
+        for index, trace in enumerate(record.traces)
+    ]
+    _reject_duplicate_runs(traces, where)
+    return Cell(
+        task_id=record.task_id,
+        model=record.model,
+        traces=traces,
+        task=record.task or "",
+        category=record.category or "",
+        difficulty=record.difficulty or "",
+        metrics=record.metrics,
+        expected=record.expected,
     )
-    _reject_duplicate_runs(cell.traces, where)
-    return cell
 
 
-def _parse_trace(record: Any, where: str, task_id: str) -> ReleaseTrace:
-    _require_object(record, where)
+def _trace(record: _TraceIn, where: str, task_id: str) -> ReleaseTrace:
     # A trace that names its cell's task must name this one: catches files merged by hand.
-    if "task_id" in record and record["task_id"] != task_id:
-        raise _error(where, "task_id", f"is {record['task_id']!r} but the cell's is {task_id!r}")
-    calls = _list(record, "tool_calls", where)
+    if record.task_id is not None and record.task_id != task_id:
+        raise _error(where, "task_id", f"is {record.task_id!r} but the cell's is {task_id!r}")
     trace = ReleaseTrace(
-        run_index=_integer(record, "run_index", where, minimum=0),
+        run_index=record.run_index,
         tool_calls=[
-            _parse_call(call, f"{where}, tool_calls[{index}]") for index, call in enumerate(calls)
+            ReleaseToolCall(
+                step=call.step,
+                tool_name=call.tool_name,
+                arguments=call.arguments,
+                result=call.result,
+                timestamp=call.timestamp,
+            )
+            for call in record.tool_calls
         ],
-        final_response=_optional_text(record, "final_response", where),
-        total_tokens=_optional_number(record, "total_tokens", where, integer=True),
-        latency_ms=_optional_number(record, "latency_ms", where),
+        final_response=record.final_response or "",
+        total_tokens=record.total_tokens,
+        latency_ms=record.latency_ms,
         # An empty error string is the same as no error.
-        error=_optional_text(record, "error", where) or None,
-        # The paper's runner writes the provider id into traces but the model key into failed
-        # runs; the cell's model is the key, the provider id is kept beside it.
-        provider_model=_optional_text(record, "model", where),
+        error=record.error or None,
+        provider_model=record.model or "",
     )
     _reject_unordered_steps(trace.tool_calls, where)
     return trace
 
 
-def _parse_call(record: Any, where: str) -> ReleaseToolCall:
-    _require_object(record, where)
-    return ReleaseToolCall(
-        step=_integer(record, "step", where, minimum=0),
-        tool_name=_text(record, "tool_name", where),
-        arguments=_object(record, "arguments", where),
-        result=record.get("result"),
-        timestamp=_optional_number(record, "timestamp", where),
+def _place(data: list) -> Place:
+    """Problems inside a cell are placed "cell 2 (retrieve-001 / m), trace 1, tool_calls[0]"."""
+
+    def records(steps: list[tuple[str, int]]) -> list[str]:
+        if not steps:
+            return ["release"]
+        (_, index), *rest = steps
+        names = [f"cell {index}{_label(data[index])}"]
+        if rest and rest[0][0] == "traces":
+            names.append(f"trace {rest[0][1]}")
+            rest = rest[1:]
+        return names + generic_records(rest)
+
+    return Place(records, colon=False)
+
+
+def _label(cell: Any) -> str:
+    """ " (task / model)" once both are sound, so a message never quotes a bad value."""
+    if not isinstance(cell, dict):
+        return ""
+    task_id, model = cell.get("task_id"), cell.get("model")
+    sound = all(
+        isinstance(value, str) and value.strip() and len(value) <= limit
+        for value, limit in ((task_id, TASK_ID_MAX), (model, MODEL_NAME_MAX))
     )
+    return f" ({task_id} / {model})" if sound else ""
 
 
 def _reject_duplicate_cells(cells: list[Cell]) -> None:
@@ -177,69 +277,3 @@ def _kind(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
         type(value), "null" if value is None else f"a {type(value).__name__}"
     )
-
-
-def _require_object(record: Any, where: str) -> None:
-    if not isinstance(record, dict):
-        raise ReleaseFormatError(f"{where}: expected an object, got {_kind(record)}")
-
-
-def _required(record: dict, field: str, where: str) -> Any:
-    if field not in record:
-        raise _error(where, field, "is missing")
-    return record[field]
-
-
-def _text(record: dict, field: str, where: str) -> str:
-    value = _required(record, field, where)
-    if not isinstance(value, str) or not value.strip():
-        raise _error(where, field, f"must be a non-empty string, got {_kind(value)}")
-    return value
-
-
-def _optional_text(record: dict, field: str, where: str) -> str:
-    value = record.get(field)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise _error(where, field, f"must be a string or null, got {_kind(value)}")
-    return value
-
-
-def _list(record: dict, field: str, where: str) -> list:
-    value = _required(record, field, where)
-    if not isinstance(value, list):
-        raise _error(where, field, f"must be an array, got {_kind(value)}")
-    return value
-
-
-def _object(record: dict, field: str, where: str) -> dict:
-    value = _required(record, field, where)
-    if not isinstance(value, dict):
-        raise _error(where, field, f"must be an object, got {_kind(value)}")
-    return value
-
-
-def _optional_object(record: dict, field: str, where: str) -> dict | None:
-    value = record.get(field)
-    if value is not None and not isinstance(value, dict):
-        raise _error(where, field, f"must be an object or null, got {_kind(value)}")
-    return value
-
-
-def _integer(record: dict, field: str, where: str, *, minimum: int) -> int:
-    value = _required(record, field, where)
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _error(where, field, f"must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
-def _optional_number(record: dict, field: str, where: str, *, integer: bool = False):
-    value = record.get(field)
-    if value is None:
-        return None
-    allowed = int if integer else int | float
-    if isinstance(value, bool) or not isinstance(value, allowed) or value < 0:
-        kind = "an integer" if integer else "a number"
-        raise _error(where, field, f"must be {kind} >= 0 or null, got {value!r}")
-    return value

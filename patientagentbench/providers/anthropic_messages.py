@@ -8,7 +8,15 @@ from typing import Any
 import anthropic
 
 from .errors import translate_sdk_error
-from .types import CallContext, Completion, Message, ProviderError, ToolCall
+from .types import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    CallContext,
+    Completion,
+    Message,
+    ProviderError,
+    ToolCall,
+    output_limit,
+)
 from .wire import ProviderCallIds, function_spec, placeholder_call_id, wire_call_id
 
 REPLAYED_BLOCK_TYPES = ("thinking", "redacted_thinking")
@@ -26,10 +34,10 @@ class AnthropicProvider:
         api_key: str,
         base_url: str | None = None,
         timeout: float = 60,
-        max_tokens: int = 2048,
+        max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
     ) -> None:
         self.model_id = model_id
-        self.max_tokens = max_tokens
+        self.max_output_tokens = max_output_tokens
         # Retries belong to call_with_retries and the job runner, never hidden in the SDK.
         self._client = anthropic.Anthropic(
             api_key=api_key, base_url=base_url or None, max_retries=0, timeout=timeout
@@ -44,7 +52,8 @@ class AnthropicProvider:
     ) -> Completion:
         request: dict[str, Any] = {
             "model": self.model_id,
-            "max_tokens": context.max_output_tokens or self.max_tokens,
+            # Required by the API; the model's cap, or the call's when that is lower.
+            "max_tokens": output_limit(self.max_output_tokens, context.max_output_tokens),
             "messages": to_wire_messages(messages),
         }
         system = system_prompt(messages)

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from types import ModuleType
 
+from .redaction import redact
 from .types import ProviderError, TransientProviderError
 
 # 408 is a server-side request timeout: as worth retrying as a client-side one.
@@ -81,6 +82,7 @@ def _status_error(exc, provider_name: str) -> ProviderError:
 
 
 def _detail(exc: Exception) -> str:
-    # Bodies can be long; the key itself is never in them (the SDK sends it only as a header).
+    # Bodies can be long, and a server may echo the request's headers (the key with them)
+    # back in its error: anything shaped like a key goes before the text is kept anywhere.
     text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return text[:MAX_ERROR_DETAIL_CHARS]
+    return redact(text)[:MAX_ERROR_DETAIL_CHARS]

@@ -7,7 +7,23 @@ import threading
 from collections.abc import Mapping
 from enum import StrEnum
 
-from .types import Provider, ProviderError
+from .types import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    MAX_OUTPUT_TOKENS_CEILING,
+    Provider,
+    ProviderError,
+)
+
+__all__ = [
+    "DEFAULT_KEY_ENV",
+    "DEFAULT_MAX_OUTPUT_TOKENS",
+    "MAX_OUTPUT_TOKENS_CEILING",
+    "PROVIDERS",
+    "PROVIDER_LABELS",
+    "ProviderKind",
+    "build_provider",
+    "shared_provider",
+]
 
 DEFAULT_KEY_ENV = {
     "openai": "OPENAI_API_KEY",
@@ -32,6 +48,7 @@ PROVIDER_LABELS = {
 }
 PROVIDERS = tuple(kind.value for kind in ProviderKind)
 # Local servers (vLLM, Ollama, llama.cpp) accept any key, but the SDK refuses an empty one.
+# Sent only when the model names no key variable at all.
 KEYLESS_PLACEHOLDER = "not-needed"
 
 
@@ -42,19 +59,36 @@ def build_provider(
     api_key_env: str = "",
     environ: Mapping[str, str] = os.environ,
     timeout: float = 60.0,
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
 ) -> Provider:
+    """A provider for one model. Every call it makes asks for at most `max_output_tokens`
+    (the simulated agent ignores it: it writes short answers by construction)."""
     if provider == "openai":
         from .openai_chat import OpenAIChatProvider
 
         key = _required_key(provider, api_key_env, environ)
-        return OpenAIChatProvider(model_id, key, base_url=base_url or None, timeout=timeout)
+        return OpenAIChatProvider(
+            model_id,
+            key,
+            base_url=base_url or None,
+            timeout=timeout,
+            max_output_tokens=max_output_tokens,
+        )
     if provider == "anthropic":
         from .anthropic_messages import AnthropicProvider
 
         key = _required_key(provider, api_key_env, environ)
-        return AnthropicProvider(model_id, key, base_url=base_url or None, timeout=timeout)
+        return AnthropicProvider(
+            model_id,
+            key,
+            base_url=base_url or None,
+            timeout=timeout,
+            max_output_tokens=max_output_tokens,
+        )
     if provider == "openai_compatible":
-        return _openai_compatible(model_id, base_url, api_key_env, environ, timeout)
+        return _openai_compatible(
+            model_id, base_url, api_key_env, environ, timeout, max_output_tokens
+        )
     if provider == "simulated":
         from patientagentbench.simulated.agent import SimulatedAgentProvider
 
@@ -67,7 +101,10 @@ def _required_key(provider: str, api_key_env: str, environ: Mapping[str, str]) -
     key = environ.get(env_name, "").strip()
     if not key:
         # Name the variable, never a value.
-        raise ProviderError(f"{provider}: environment variable {env_name} is not set")
+        raise ProviderError(
+            f"{provider}: environment variable {env_name} is not set (the model's key is "
+            f"read from it; set it where the workers run)"
+        )
     return key
 
 
@@ -77,18 +114,25 @@ def _openai_compatible(
     api_key_env: str,
     environ: Mapping[str, str],
     timeout: float,
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
 ) -> Provider:
     from .openai_chat import OpenAIChatProvider
 
     if not base_url:
         raise ProviderError("openai_compatible: a base URL is required")
-    key = environ.get(api_key_env, "").strip() if api_key_env else ""
+    if api_key_env:
+        # A model that names a variable needs it set: sending the placeholder instead would
+        # come back as a puzzling 401 from a server that does check keys.
+        key = _required_key("openai_compatible", api_key_env, environ)
+    else:
+        key = KEYLESS_PLACEHOLDER  # a local server that takes no key
     return OpenAIChatProvider(
         model_id,
-        key or KEYLESS_PLACEHOLDER,
+        key,
         base_url=base_url,
         timeout=timeout,
         provider_name="openai_compatible",
+        max_output_tokens=max_output_tokens,
     )
 
 
@@ -97,7 +141,12 @@ _shared_lock = threading.Lock()
 
 
 def shared_provider(
-    provider: str, model_id: str, base_url: str = "", api_key_env: str = "", timeout: float = 60.0
+    provider: str,
+    model_id: str,
+    base_url: str = "",
+    api_key_env: str = "",
+    timeout: float = 60.0,
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
 ) -> Provider:
     """One provider (and so one SDK client and connection pool) per config per process.
 
@@ -106,10 +155,23 @@ def shared_provider(
     is part of the cache key, so a rotated key takes effect on the next job.
     """
     env_name = api_key_env or DEFAULT_KEY_ENV.get(provider, "")
-    cache_key = (provider, model_id, base_url, env_name, os.environ.get(env_name, ""), timeout)
+    cache_key = (
+        provider,
+        model_id,
+        base_url,
+        env_name,
+        os.environ.get(env_name, ""),
+        timeout,
+        max_output_tokens,
+    )
     with _shared_lock:
         if cache_key not in _shared:
             _shared[cache_key] = build_provider(
-                provider, model_id, base_url, api_key_env, timeout=timeout
+                provider,
+                model_id,
+                base_url,
+                api_key_env,
+                timeout=timeout,
+                max_output_tokens=max_output_tokens,
             )
         return _shared[cache_key]

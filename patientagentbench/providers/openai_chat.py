@@ -7,7 +7,16 @@ from typing import Any
 import openai
 
 from .errors import translate_sdk_error
-from .types import CallContext, Completion, Message, OutputSchema, ProviderError, ToolCall
+from .types import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    CallContext,
+    Completion,
+    Message,
+    OutputSchema,
+    ProviderError,
+    ToolCall,
+    output_limit,
+)
 from .wire import ProviderCallIds, function_spec, placeholder_call_id, wire_call_id
 
 
@@ -21,9 +30,11 @@ class OpenAIChatProvider:
         base_url: str | None = None,
         timeout: float = 60,
         provider_name: str = "openai",
+        max_output_tokens: int | None = DEFAULT_MAX_OUTPUT_TOKENS,
     ) -> None:
         self.model_id = model_id
         self.provider_name = provider_name
+        self.max_output_tokens = max_output_tokens
         # Retries belong to call_with_retries and the job runner, never hidden in the SDK.
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url or None, max_retries=0, timeout=timeout
@@ -45,10 +56,11 @@ class OpenAIChatProvider:
             request["tools"] = to_wire_tools(tools)
         if context.output_schema is not None:
             request["response_format"] = response_format(context.output_schema)
-        if context.max_output_tokens:
+        limit = output_limit(self.max_output_tokens, context.max_output_tokens)
+        if limit:
             # OpenAI's own API names it max_completion_tokens; compatible servers max_tokens.
             key = "max_completion_tokens" if self.provider_name == "openai" else "max_tokens"
-            request[key] = context.max_output_tokens
+            request[key] = limit
         try:
             response = self._client.chat.completions.create(**request)
         except openai.OpenAIError as exc:

@@ -72,6 +72,17 @@ class Completion:
     raw: dict[str, Any] | None = None
 
 
+# Every call asks for at most this many output tokens unless a model config says otherwise.
+DEFAULT_MAX_OUTPUT_TOKENS = 2048
+MAX_OUTPUT_TOKENS_CEILING = 200_000
+
+
+def output_limit(model_limit: int | None, call_limit: int | None) -> int | None:
+    """The cap a call sends: the model's, or the call's own when that is lower."""
+    limits = [limit for limit in (model_limit, call_limit) if limit]
+    return min(limits) if limits else None
+
+
 @dataclass
 class CallContext:
     """What a call is for. Real providers ignore most of it; the simulated one is seeded by it."""
@@ -83,7 +94,8 @@ class CallContext:
     # Anthropic a forced call of a tool with that input schema. None: a free answer.
     output_schema: OutputSchema | None = None
     # A cap on the answer's length; a small local model asked for JSON can otherwise write
-    # thousands of tokens of rationale (seen with a real 0.5B judge).
+    # thousands of tokens of rationale (seen with a real 0.5B judge). It can only lower the
+    # provider's own cap (the model config's max output tokens), never raise it.
     max_output_tokens: int | None = None
 
 

@@ -6,7 +6,7 @@ the workers only after it commits, so a worker never looks for a row that is not
 
 from __future__ import annotations
 
-from datetime import timedelta
+import itertools
 from decimal import Decimal
 
 from django.db import transaction
@@ -14,9 +14,16 @@ from django.utils import timezone
 
 from patientagentbench.conversation import EndReason
 from patientagentbench.models import ModelConfig, Run, Suite, Task, Trace
-from patientagentbench.runs.execution import execute_trace, execute_trace_job
+from patientagentbench.runs.execution import (
+    STALE_INLINE,
+    execute_trace,
+    execute_trace_job,
+    requeue_lost_traces,
+)
+from patientagentbench.runs.limits import TRACE_BATCH, check_launch_size
+from patientagentbench.runs.workers import live_workers
 
-STALE_RUNNING = timedelta(minutes=30)
+STALE_RUNNING = STALE_INLINE  # a trace run inline (no worker to watch) counts as lost after this
 
 
 def job_key(run_id: int, task_id: str, model_name: str, temperature, repetition: int) -> str:
@@ -42,8 +49,18 @@ def launch_run(
     label: str = "",
     enqueue: bool = True,
 ) -> Run:
+    """Create the run and one queued trace per job; LaunchTooLarge (before anything is
+    written) when it breaks a limit in `runs.limits`."""
     temperatures = temperatures or [1.0]
     tasks = list(tasks) if tasks is not None else list(suite.tasks.all())
+    check_launch_size(
+        tasks=len(tasks),
+        models=len(models),
+        temperatures=len(temperatures),
+        repetitions=repetitions,
+        max_iterations=max_iterations,
+        max_turns=max_turns,
+    )
     with transaction.atomic():
         run = Run.objects.create(
             suite=suite,
@@ -56,7 +73,7 @@ def launch_run(
             created_by=created_by,
             label=label,
         )
-        Trace.objects.bulk_create(
+        jobs = (
             Trace(
                 run=run,
                 task=task,
@@ -71,6 +88,9 @@ def launch_run(
             for temperature in temperatures
             for repetition in range(repetitions)
         )
+        # A batch at a time: bulk_create would hold every row of a large run in memory.
+        for batch in itertools.batched(jobs, TRACE_BATCH):
+            Trace.objects.bulk_create(batch)
         if enqueue:
             transaction.on_commit(lambda: enqueue_queued(run.pk))
     return run
@@ -83,12 +103,14 @@ def execute_inline(run: Run) -> None:
 
 
 def enqueue_queued(run_id: int) -> int:
-    ids = list(
-        Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).values_list("pk", flat=True)
+    ids = Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).values_list(
+        "pk", flat=True
     )
-    for trace_id in ids:
+    sent = 0
+    for trace_id in ids.iterator(chunk_size=2000):
         execute_trace_job.delay(trace_id)
-    return len(ids)
+        sent += 1
+    return sent
 
 
 def cancel_run(run_id: int) -> bool:
@@ -103,20 +125,24 @@ def cancel_run(run_id: int) -> bool:
 
 
 def resume_run(run_id: int) -> int:
-    """Queue again what was cancelled, stopped or lost with a dead worker; keep what is done."""
-    stale = timezone.now() - STALE_RUNNING
+    """Queue again what was cancelled, stopped or lost with a dead worker; keep what is done.
+
+    Works on a running run too: traces held by workers that stopped beating are taken back
+    at once (the workers' heartbeat does the same within a minute), traces run inline are
+    taken back after STALE_RUNNING, and every queued trace is sent again (harmless for those
+    already on their way: a trace is claimed once). Run.DoesNotExist for an unknown id."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.source != Run.Source.LAUNCHED:
             return 0
         requeued = Trace.objects.filter(run=run, status=Trace.Status.CANCELLED).update(
-            status=Trace.Status.QUEUED, end_reason="", error=""
+            status=Trace.Status.QUEUED, end_reason="", error="", worker=""
         )
-        requeued += Trace.objects.filter(
-            run=run, status=Trace.Status.RUNNING, started_at__lt=stale
-        ).update(status=Trace.Status.QUEUED)
         if requeued:
             run.status, run.stop_reason, run.finished_at = Run.Status.RUNNING, "", None
             run.save(update_fields=["status", "stop_reason", "finished_at"])
+        # Taken back after the run is active again, so lost claims are queued, not cancelled.
+        live = list(live_workers().values_list("hostname", flat=True))
+        requeued += requeue_lost_traces(live, run_id=run.pk)
         transaction.on_commit(lambda: enqueue_queued(run_id))
     return requeued

@@ -1,8 +1,13 @@
-"""A per-provider concurrency limit shared by every worker.
+"""Limits: how big a launch may be, and a per-provider concurrency limit shared by every
+worker.
 
-With Redis (CI, production) the slots are a Redis sorted set, so workers on many machines
-share them; with the embedded filesystem broker the slots are lock files, shared by every
-worker process on this machine. Both expire a holder that died mid-call.
+Launch sizes are bounded in one place, so the web form and the command line refuse the same
+things: runs per cell, iterations and patient turns, cases in a case set, and the job count
+(tasks × models × temperatures × runs) of one run.
+
+With Redis (CI, production) the concurrency slots are a Redis sorted set, so workers on many
+machines share them; with the embedded filesystem broker the slots are lock files, shared by
+every worker process on this machine. Both expire a holder that died mid-call.
 """
 
 from __future__ import annotations
@@ -18,6 +23,56 @@ from django.conf import settings
 
 _STALE_AFTER_S = 600.0
 _POLL_S = 0.02
+
+# --- launch sizes ------------------------------------------------------------------------
+
+MAX_REPETITIONS = 100  # runs (N) per cell
+MAX_ITERATIONS = 50  # agent steps per turn
+MAX_TURNS = 50  # patient turns per conversation
+MAX_CASES = 2000  # cases in one generated case set
+MAX_JOBS = 50_000  # traces in one run: tasks × models × temperatures × runs
+TRACE_BATCH = 1000  # trace rows written per INSERT when a run is created
+
+
+class LaunchTooLarge(ValueError):
+    """A launch beyond a limit; its message says which and by how much."""
+
+
+def check_launch_size(
+    *,
+    tasks: int,
+    models: int,
+    temperatures: int,
+    repetitions: int,
+    max_iterations: int = 1,
+    max_turns: int = 1,
+) -> int:
+    """The run's job count, or LaunchTooLarge naming the limit it breaks."""
+    bounded = (
+        ("runs", repetitions, MAX_REPETITIONS),
+        ("max iterations", max_iterations, MAX_ITERATIONS),
+        ("max turns", max_turns, MAX_TURNS),
+    )
+    for what, value, limit in bounded:
+        if not 1 <= value <= limit:
+            raise LaunchTooLarge(f"{what} must be between 1 and {limit} (got {value}).")
+    jobs = tasks * models * temperatures * repetitions
+    if jobs > MAX_JOBS:
+        raise LaunchTooLarge(
+            f"{tasks} tasks × {models} models × {temperatures} temperatures × {repetitions} "
+            f"runs = {jobs:,} jobs; one run holds at most {MAX_JOBS:,}. Launch fewer tasks, "
+            "models, temperatures or runs, or split it into several runs."
+        )
+    return jobs
+
+
+def check_case_count(count: int) -> int:
+    if not 1 <= count <= MAX_CASES:
+        raise LaunchTooLarge(f"A case set holds 1 to {MAX_CASES} cases (got {count}).")
+    return count
+
+
+# --- concurrency slots -------------------------------------------------------------------
 
 
 @contextlib.contextmanager

@@ -122,7 +122,7 @@ def test_top_level_must_be_an_array():
         (lambda d: d[0].pop("task_id"), "cell 0: field 'task_id' is missing"),
         (
             lambda d: d[0].__setitem__("model", ""),
-            "cell 0: field 'model' must be a non-empty string",
+            "cell 0: field 'model' must be a string (non-empty, at most 200 characters), got an empty string",
         ),
         (
             lambda d: d[0].pop("traces"),
@@ -150,7 +150,7 @@ def test_top_level_must_be_an_array():
         ),
         (
             lambda d: d[0]["traces"][1].__setitem__("run_index", True),
-            "trace 1: field 'run_index' must be an integer >= 0, got True",
+            "trace 1: field 'run_index' must be an integer from 0 to 100000, got True",
         ),
         (
             lambda d: d[0]["traces"][1].__setitem__("run_index", 0),
@@ -170,7 +170,7 @@ def test_top_level_must_be_an_array():
         ),
         (
             lambda d: d[0]["traces"][0].__setitem__("total_tokens", 1.5),
-            "trace 0: field 'total_tokens' must be an integer >= 0 or null, got 1.5",
+            "trace 0: field 'total_tokens' must be an integer from 0 to 2147483647 or null, got 1.5",
         ),
         (
             lambda d: d[0]["traces"][0]["tool_calls"].__setitem__(0, ["get_contact"]),

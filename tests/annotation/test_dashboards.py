@@ -241,7 +241,7 @@ def test_jury_page_shows_the_module_s_numbers(client, researcher, scored):
     assert "CIs from 500 resamples" in body
     assert "Jury vs clinicians by model" in body and "sim-steady" in body
     assert 'data-testid="figure-scatter"' in body and 'data-testid="figure-confusion"' in body
-    assert body.count("Plotly.newPlot") == 3  # scatter, confusion matrices, the breakdown
+    assert body.count("data-plotly-figure=") == 3  # scatter, confusion matrices, the breakdown
     assert "vendor/plotly/plotly.min.js" in body
     assert 'hx-trigger="every 5s"' in body
 

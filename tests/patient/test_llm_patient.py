@@ -249,3 +249,61 @@ def test_runs_inside_the_conversation_loop_and_ends_on_end():
     assert result.end_reason == "user_ended"
     said = [m.content for m in result.messages if m.role == "user"]
     assert said[1:] == ["Metformin.", "Thanks!"]
+
+
+# --- A broken patient -----------------------------------------------------------------------
+
+
+def test_a_patient_that_echoes_the_agent_is_asked_again_once():
+    echoed = '{"name": "list_doctors", "arguments": {"specialty": "Cardiology"}}'
+    provider = FakeProvider(echoed, "I just need my refill, please.")
+    patient = LLMPatient(provider, make_case(), seed=1)
+    assert patient.reply(agent_turn(echoed)) == "I just need my refill, please."
+    assert "Do not copy" in provider.calls[1]["messages"][-1].content
+
+
+def test_a_patient_that_keeps_echoing_ends_the_conversation_as_broken():
+    import pytest
+
+    from patientagentbench.conversation import EndConversation
+
+    agent_said = "Which pharmacy should I send it to?"
+    patient = LLMPatient(
+        FakeProvider(agent_said, " which pharmacy should I send it to? "), make_case(), seed=1
+    )
+    with pytest.raises(EndConversation) as stop:
+        patient.reply(agent_turn(agent_said))
+    assert stop.value.reason == "patient_broken" and "copied" in stop.value.error
+
+
+def test_a_broken_patient_makes_an_errored_trace_not_a_failed_agent():
+    from patientagentbench.conversation import run_conversation
+    from sandbox.office import OfficeWorld
+
+    class Parrot:
+        def opening(self):
+            return "Hello"
+
+        def reply(self, messages):
+            from patientagentbench.conversation import EndConversation
+
+            raise EndConversation("patient_broken", "the LLM patient copied a message twice")
+
+    result = run_conversation(
+        complete=lambda messages: Completion("How can I help?", []),
+        world=OfficeWorld.from_suite({"environment": {}, "tools": []}),
+        user=Parrot(),
+        system_prompt="sys",
+        max_turns=3,
+    )
+    assert result.end_reason == "patient_broken" and "copied" in result.error
+
+
+def test_a_patient_repeating_itself_to_a_repeating_agent_is_not_broken():
+    provider = FakeProvider("Sorry, I don't understand.")
+    patient = LLMPatient(provider, make_case(), seed=1)
+    messages = agent_turn("Please hold.")
+    messages.append(Message(role="user", content="Sorry, I don't understand."))
+    messages.append(Message(role="assistant", content="Please hold."))
+    assert patient.reply(messages) == "Sorry, I don't understand."
+    assert len(provider.calls) == 1

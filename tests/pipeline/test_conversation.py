@@ -76,7 +76,8 @@ def test_unknown_tool_is_an_error_to_the_agent_not_a_crash():
 
 
 def test_max_iterations_ends_the_conversation():
-    looping = [Completion("", [call("get_weather", '{"city": "austin"}')]) for _ in range(3)]
+    cities = ("austin", "boston", "austin")  # varied, so it is not a repeated-call loop
+    looping = [Completion("", [call("get_weather", f'{{"city": "{c}"}}')]) for c in cities]
     result = run_conversation(
         complete=scripted(*looping),
         world=world(),
@@ -128,3 +129,28 @@ def test_a_multi_turn_user_side_continues_the_conversation():
     assert [m.role for m in result.messages].count("user") == 2
     assert result.final_response == "Sunny."
     assert result.end_reason == "user_ended"
+
+
+def test_the_same_call_three_times_running_ends_the_turn_as_a_loop():
+    same = Completion("", [call("get_contact", '{"name": "nobody"}')])
+    result = run_conversation(
+        complete=scripted(same, same, same, Completion("never reached", [])),
+        world=world(),
+        user=TaskUser("Find nobody"),
+        system_prompt="sys",
+        max_iterations=10,
+    )
+    assert result.end_reason == "repeated_call"
+    assert len(result.calls) == 3
+
+
+def test_a_call_repeated_with_other_arguments_between_is_not_a_loop():
+    first = Completion("", [call("get_contact", '{"name": "alice"}')])
+    other = Completion("", [call("get_contact", '{"name": "bob"}')])
+    result = run_conversation(
+        complete=scripted(first, first, other, first, Completion("Done.", [])),
+        world=world(),
+        user=TaskUser("Find them"),
+        system_prompt="sys",
+    )
+    assert result.end_reason == "user_ended" and len(result.calls) == 4

@@ -73,18 +73,28 @@ def test_openai_compatible_requires_a_base_url():
         build_provider("openai_compatible", "llama", environ={})
 
 
-def test_openai_compatible_without_a_key_sends_a_placeholder(llm_server):
+def test_openai_compatible_without_a_key_variable_sends_a_placeholder(llm_server):
     llm_server.script(OPENAI, text_reply("Hi"))
     provider = build_provider(
-        "openai_compatible",
-        "llama-3",
-        base_url=llm_server.openai_base_url,
-        api_key_env="VLLM_KEY",
-        environ={},
+        "openai_compatible", "llama-3", base_url=llm_server.openai_base_url, environ={}
     )
 
     assert say_hello(provider).text == "Hi"
     assert header(llm_server.requests[0], "authorization") == "Bearer not-needed"
+
+
+def test_openai_compatible_with_its_key_variable_unset_says_so(llm_server):
+    # A model that names a key variable needs it: a placeholder would come back as a
+    # puzzling 401 from a server that checks keys.
+    with pytest.raises(ProviderError, match="VLLM_KEY is not set"):
+        build_provider(
+            "openai_compatible",
+            "llama-3",
+            base_url=llm_server.openai_base_url,
+            api_key_env="VLLM_KEY",
+            environ={},
+        )
+    assert llm_server.requests == []
 
 
 def test_openai_compatible_reads_the_named_variable(llm_server):

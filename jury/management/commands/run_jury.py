@@ -4,12 +4,14 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
+from jury.forms import MAX_REPEAT
 from jury.models import JuryRun, Panel
-from jury.scoring import JuryError, execute_inline, launch_jury, progress
+from jury.scoring import JuryError, execute_inline, launch_jury, lost_jobs, progress
 from patientagentbench.models import Run
 from patientagentbench.runs.workers import progress_bar, worker_appears
 
 NO_WORKER_GRACE_S = 8
+CHECK_WORKERS_EVERY_S = 5
 
 
 class Command(BaseCommand):
@@ -40,13 +42,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        if not 1 <= options["repeat"] <= MAX_REPEAT:  # the web form's limit
+            raise CommandError(f"--repeat must be between 1 and {MAX_REPEAT}.")
         run = self._run(options["run"], options["imported"])
         panel = Panel.objects.filter(name=options["panel"]).first()
         if panel is None:
             names = ", ".join(Panel.objects.values_list("name", flat=True))
             raise CommandError(f"Unknown panel {options['panel']!r}. Panels: {names or 'none'}.")
-        if options["repeat"] < 1:
-            raise CommandError("--repeat must be at least 1.")
         try:
             limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
         except InvalidOperation as exc:
@@ -88,15 +90,31 @@ class Command(BaseCommand):
                 "with `celery -A patientagentbench worker` (or `make demo`), then wait again."
             )
             sys.exit(2)
+        reported_lost = 0
+        next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
         while True:
             counts = progress(jury_run.pk)
             jury_run.refresh_from_db(fields=["status", "spent"])
             self._draw(counts, jury_run)
             if not jury_run.is_active:
                 break
-            if not counts["running"] and not worker_appears(NO_WORKER_GRACE_S):
-                self.stderr.write("\nThe worker stopped reporting; the scoring stays queued.")
-                sys.exit(2)
+            if time.monotonic() >= next_check:
+                next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
+                lost = lost_jobs(jury_run.pk)
+                if not worker_appears(NO_WORKER_GRACE_S):
+                    held = f", {lost} of them held by a worker that stopped" if lost else ""
+                    self.stderr.write(
+                        f"\nNo Celery worker is reporting, so scoring {jury_run.pk} is stuck: "
+                        f"{counts['queued']} queued and {counts['running']} running judge "
+                        f"jobs{held}. Start a worker: it takes lost jobs back and finishes."
+                    )
+                    sys.exit(2)
+                if lost and lost != reported_lost:
+                    self.stderr.write(
+                        f"\n{lost} running judge job(s) are held by a worker that stopped "
+                        "reporting; a live worker queues them again within a minute."
+                    )
+                reported_lost = lost
             time.sleep(0.5)
         self.stdout.write("")
         self._report(jury_run)

@@ -3,6 +3,7 @@ from decimal import Decimal, InvalidOperation
 from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.models import ModelConfig
+from patientagentbench.providers.factory import DEFAULT_MAX_OUTPUT_TOKENS
 from patientagentbench.views.forms import ModelConfigForm
 
 
@@ -23,6 +24,13 @@ class Command(BaseCommand):
         parser.add_argument("--price-in", default="0", help="USD per 1M input tokens")
         parser.add_argument("--price-out", default="0", help="USD per 1M output tokens")
         parser.add_argument("--max-concurrency", type=int, default=8)
+        parser.add_argument(
+            "--max-output-tokens",
+            type=int,
+            default=None,
+            help=f"Cap on each call's answer (default {DEFAULT_MAX_OUTPUT_TOKENS}, or the "
+            "model's current value when updating)",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -30,6 +38,9 @@ class Command(BaseCommand):
         except InvalidOperation as exc:
             raise CommandError("--price-in and --price-out must be numbers.") from exc
         instance = ModelConfig.objects.filter(name=options["name"]).first()
+        max_output_tokens = options["max_output_tokens"] or (
+            instance.max_output_tokens if instance else DEFAULT_MAX_OUTPUT_TOKENS
+        )
         form = ModelConfigForm(
             {
                 "name": options["name"],
@@ -40,6 +51,7 @@ class Command(BaseCommand):
                 "price_in": prices[0],
                 "price_out": prices[1],
                 "max_concurrency": options["max_concurrency"],
+                "max_output_tokens": max_output_tokens,
                 "enabled": True,
             },
             instance=instance,

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from patientagentbench.runs.limits import LaunchTooLarge, check_case_count
 from patientagentbench.suites.case_sets import (
     CaseSetError,
     case_set_summary,
@@ -21,8 +22,10 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="New case set name (never reused)")
 
     def handle(self, *args, **options):
-        if options["count"] < 1:
-            raise CommandError("--count must be at least 1.")
+        try:  # the web form's limit
+            check_case_count(options["count"])
+        except LaunchTooLarge as exc:
+            raise CommandError(f"--count: {exc}") from exc
         try:
             provider = writer_provider(options["writer"])
             suite = create_case_set(

@@ -5,12 +5,14 @@ from decimal import Decimal
 from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.models import ModelConfig, Run, Suite
-from patientagentbench.runs.execution import progress
+from patientagentbench.runs import limits
+from patientagentbench.runs.execution import lost_traces, progress
 from patientagentbench.runs.launch import launch_run
-from patientagentbench.runs.workers import progress_bar, worker_appears
+from patientagentbench.runs.workers import progress_bar, progress_words, worker_appears
 from patientagentbench.views.forms import parse_temperatures
 
 NO_WORKER_GRACE_S = 8
+CHECK_WORKERS_EVERY_S = 5
 
 
 class Command(BaseCommand):
@@ -44,13 +46,23 @@ class Command(BaseCommand):
             raise CommandError("--patient applies to case sets only.")
         models = self._models(options["models"])
         tasks = self._tasks(suite, options["tasks"])
-        if options["runs"] < 1:
-            raise CommandError("--runs must be at least 1.")
         try:
             temperatures = parse_temperatures(options["temperatures"])
             spend_limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
         except Exception as exc:
             raise CommandError(f"Bad option: {exc}") from exc
+        max_turns = options["max_turns"] if scenario else 1
+        try:  # the web form's limits, before a single row is written
+            limits.check_launch_size(
+                tasks=len(tasks) if tasks is not None else suite.tasks.count(),
+                models=len(models),
+                temperatures=len(temperatures),
+                repetitions=options["runs"],
+                max_iterations=options["max_iterations"],
+                max_turns=max_turns,
+            )
+        except limits.LaunchTooLarge as exc:
+            raise CommandError(_as_options(str(exc))) from exc
         run = launch_run(
             suite=suite,
             models=models,
@@ -58,7 +70,7 @@ class Command(BaseCommand):
             repetitions=options["runs"],
             temperatures=temperatures,
             max_iterations=options["max_iterations"],
-            max_turns=options["max_turns"] if scenario else 1,
+            max_turns=max_turns,
             spend_limit=spend_limit,
             patient_model=patient,
         )
@@ -106,15 +118,26 @@ class Command(BaseCommand):
                 "`celery -A patientagentbench worker` (or `make demo`), then wait again."
             )
             sys.exit(2)
+        reported_lost = 0
+        next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
         while True:
             counts = progress(run.pk)
             run.refresh_from_db(fields=["status", "stop_reason"])
             self._draw(counts, run.status)
             if not run.is_active:
                 break
-            if not counts["running"] and not worker_appears(NO_WORKER_GRACE_S):
-                self.stderr.write("\nThe worker stopped reporting; the run stays queued.")
-                sys.exit(2)
+            if time.monotonic() >= next_check:
+                next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
+                lost = lost_traces(run.pk)
+                if not worker_appears(NO_WORKER_GRACE_S):
+                    self.stderr.write("\n" + stuck_message(run.pk, counts, lost))
+                    sys.exit(2)
+                if lost and lost != reported_lost:
+                    self.stderr.write(
+                        f"\n{lost} running trace(s) are held by a worker that stopped "
+                        "reporting; a live worker queues them again within a minute."
+                    )
+                reported_lost = lost
             time.sleep(0.5)
         self.stdout.write("")
         self.stdout.write(
@@ -125,6 +148,28 @@ class Command(BaseCommand):
             sys.exit(1)
 
     def _draw(self, counts: dict, status: str) -> None:
-        bar = progress_bar(counts["percent"])
-        self.stdout.write(f"\r{bar} {counts['ended']}/{counts['total']} ({status})", ending="")
+        line = f"\r{progress_bar(counts)} {progress_words(counts)} ({status})"
+        self.stdout.write(line, ending="")
         self.stdout.flush()
+
+
+def stuck_message(run_id: int, counts: dict, lost: int) -> str:
+    held = f", {lost} of them held by a worker that stopped" if lost else ""
+    return (
+        f"No Celery worker is reporting, so run {run_id} is stuck: {counts['queued']} "
+        f"queued and {counts['running']} running trace(s){held}. Start a worker (`celery -A "
+        "patientagentbench worker` or `make demo`): it takes lost traces back and finishes "
+        f"the run. `manage.py resume_run {run_id}` queues them again at once."
+    )
+
+
+def _as_options(message: str) -> str:
+    """A limit's message in the command line's words."""
+    for words, option in (
+        ("runs must", "--runs must"),
+        ("max iterations must", "--max-iterations must"),
+        ("max turns must", "--max-turns must"),
+    ):
+        if message.startswith(words):
+            return option + message[len(words) :]
+    return message

@@ -2,7 +2,10 @@
 
 The patient model sees a persona prompt (who it is, what it knows and wants, how it talks;
 never the outcome checks) and the agent as its "user". It ends the conversation by writing
-`[END]`; a reply that sounds like an assistant is asked for again with a reminder.
+`[END]`; a reply that sounds like an assistant is asked for again with a reminder. A reply that
+copies the agent's last message (a real 0.5B patient echoed the agent's JSON for six turns) is
+asked for again once; if it copies again, the patient is broken and the conversation ends with
+`EndReason.PATIENT_BROKEN`, as an errored trace (it says nothing about the agent).
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rapidfuzz import fuzz
+
+from patientagentbench.conversation import EndConversation, EndReason
 from patientagentbench.providers.types import CallContext, Message, Provider
 from sandbox.seeding import stable_rng
 
@@ -35,6 +41,18 @@ FIRST_TURN_CUE = (
     "(You are connected to your clinic's patient assistant chat. Send your first message.)"
 )
 NO_TEXT_CUE = "(The assistant has not written anything yet.)"
+ECHO_REMINDER = (
+    "Reminder: you are the PATIENT. Do not copy the assistant's message or repeat your own "
+    "last message. Answer what the assistant just said, in your own words, as the patient."
+)
+# Similarity (0-100, rapidfuzz's normalised Indel ratio) at which a reply counts as a copy.
+ECHO_SIMILARITY = 90
+
+
+def echoes(reply: str, earlier: str) -> bool:
+    """Whether a patient reply is a copy of an earlier message (ignoring case and spacing)."""
+    a, b = " ".join(reply.lower().split()), " ".join(earlier.lower().split())
+    return bool(a and b) and fuzz.ratio(a, b) >= ECHO_SIMILARITY
 
 
 def sounds_like_assistant(text: str) -> bool:
@@ -170,6 +188,15 @@ class LLMPatient:
         text, ended = self._ask(conversation, turn, attempt=0)
         if not text and not ended:
             text, ended = self._ask(conversation, turn, attempt=1)
+        elif text and self._copies(text, visible):
+            reminded = [*conversation, Message(role="system", content=ECHO_REMINDER)]
+            text, ended = self._ask(reminded, turn, attempt=1)
+            if text and self._copies(text, visible):
+                raise EndConversation(
+                    EndReason.PATIENT_BROKEN,
+                    "the LLM patient copied a message twice instead of answering as the "
+                    f"patient: {text[:200]!r}",
+                )
         elif text and sounds_like_assistant(text):
             reminded = [*conversation, Message(role="system", content=ASSISTANT_REMINDER)]
             text, ended = self._ask(reminded, turn, attempt=1)
@@ -178,6 +205,13 @@ class LLMPatient:
             return None
         self._finished = ended
         return text
+
+    @staticmethod
+    def _copies(text: str, visible: list[tuple[str, str]]) -> bool:
+        """The reply copies the agent's last message. (A patient repeating itself to an agent
+        that repeats itself is answering in kind, not broken.)"""
+        agent = [said for role, said in visible if role == "agent"]
+        return bool(agent) and echoes(text, agent[-1])
 
     def flipped(self, visible: list[tuple[str, str]]) -> list[Message]:
         """The patient model's view: its own turns as "assistant", the agent's as "user"."""

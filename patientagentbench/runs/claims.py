@@ -1,0 +1,91 @@
+"""Claims on jobs: which worker process holds a job, and taking back the ones lost workers held.
+
+A job row (a Trace, a jury JudgeJob) has `status`, `worker` and `attempts`. Claiming is one
+conditional UPDATE (queued → running, this worker, one more attempt), so of two deliveries of
+one job exactly one wins. The claim is then (row, worker, attempt), and every write of the
+job's result is conditional on it (`held`): a job taken back from a worker presumed dead and
+run again elsewhere stores one result, whichever finishes first, never two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models, transaction
+from django.db.models import F
+from django.utils import timezone
+
+QUEUED, RUNNING, ERROR = "queued", "running", "error"
+
+
+@dataclass(frozen=True)
+class Claim:
+    pk: int
+    worker: str  # blank for inline execution
+    attempt: int
+
+
+def claim_row(queryset: models.QuerySet, pk: int, worker: str) -> Claim | None:
+    """queued → running for this worker, once. `queryset` carries any extra condition (the
+    run still active). None when another delivery won, or the job is not queued."""
+    with transaction.atomic():
+        won = queryset.filter(pk=pk, status=QUEUED).update(
+            status=RUNNING, worker=worker, attempts=F("attempts") + 1, started_at=timezone.now()
+        )
+        if not won:
+            return None
+        # The UPDATE holds the row until commit, so this reads our own attempt.
+        attempt = queryset.model.objects.filter(pk=pk).values_list("attempts", flat=True).get()
+    return Claim(pk, worker, attempt)
+
+
+def held(model: type[models.Model], claim: Claim) -> models.QuerySet:
+    """The job's row while the claim still holds: update through it to store a result."""
+    return model.objects.filter(
+        pk=claim.pk, status=RUNNING, worker=claim.worker, attempts=claim.attempt
+    )
+
+
+def max_attempts() -> int:
+    return int(settings.JOB_MAX_ATTEMPTS)
+
+
+@dataclass
+class Released:
+    requeued: list[int]
+    given_up: list[int]
+
+
+def release_lost(
+    queryset: models.QuerySet,
+    live_workers: Iterable[str],
+    *,
+    give_up: dict,
+    stale_inline: timedelta | None = None,
+) -> Released:
+    """Take back the running jobs in `queryset` whose worker is not among `live_workers`:
+    queued again, or ended with `give_up`'s fields once they used JOB_MAX_ATTEMPTS attempts.
+    Jobs run inline (no worker) are taken back only when `stale_inline` says they started
+    that long ago. Each row changes under a condition on its claim, so when several workers
+    recover at once each job is taken back once."""
+    live = list(live_workers)
+    lost = queryset.filter(status=RUNNING).exclude(worker="").exclude(worker__in=live)
+    rows = list(lost.values_list("pk", "worker", "attempts"))
+    if stale_inline is not None:
+        inline = queryset.filter(
+            status=RUNNING, worker="", started_at__lt=timezone.now() - stale_inline
+        )
+        rows += list(inline.values_list("pk", "worker", "attempts"))
+    released = Released([], [])
+    limit = max_attempts()
+    for pk, worker, attempts in rows:
+        claim = held(queryset.model, Claim(pk, worker, attempts))
+        if attempts >= limit:
+            if claim.update(status=ERROR, worker="", finished_at=timezone.now(), **give_up):
+                released.given_up.append(pk)
+        elif claim.update(status=QUEUED, worker=""):
+            released.requeued.append(pk)
+    return released

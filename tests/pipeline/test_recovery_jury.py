@@ -1,0 +1,160 @@
+"""Judge jobs recover from lost workers as traces do: the claim names the worker, a silent
+worker's jobs are taken back, an old claim stores no verdicts, resume works while running."""
+
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
+
+from jury import scoring
+from jury.models import JuryRun, Verdict
+from jury.rubric import cached_rubric
+from jury.scoring import claim, execute_inline, execute_job, launch_jury, resume_jury
+from patientagentbench.models import WorkerHeartbeat
+from patientagentbench.runs import workers
+from tests.jury.conftest import scenario_run, two_judge_panel
+from tests.pipeline.test_recovery import fails_instead_of_hanging  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.django_db
+DIMENSIONS = len(cached_rubric().scored)
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    ids = []
+    monkeypatch.setattr(scoring.score_job_task, "delay", ids.append)
+    return ids
+
+
+@pytest.fixture
+def scoring_run(sim_models):
+    run = scenario_run(sim_models)
+    return launch_jury(panel=two_judge_panel(), run=run, enqueue=False)
+
+
+def as_worker(worker_id: str, seconds_ago: float = 0) -> str:
+    WorkerHeartbeat.objects.update_or_create(
+        hostname=worker_id,
+        defaults={"seen_at": timezone.now() - timedelta(seconds=seconds_ago), "reaped_at": None},
+    )
+    return worker_id
+
+
+def silent(worker_id: str) -> None:
+    WorkerHeartbeat.objects.filter(hostname=worker_id).update(
+        seen_at=timezone.now() - timedelta(seconds=settings.WORKER_DEAD_AFTER_S + 5)
+    )
+
+
+def test_a_silent_workers_judge_job_is_requeued_and_scored_once(scoring_run, monkeypatch, sent):
+    job = scoring_run.jobs.first()
+    held = claim(job.pk, as_worker("dead@host#1#aa"))
+    assert held.worker == "dead@host#1#aa"
+    silent("dead@host#1#aa")
+    as_worker("alive@host#2#bb")
+    assert workers.recover_lost_work() == 1
+    job.refresh_from_db()
+    assert (job.status, job.worker, job.attempts) == ("queued", "", 1)
+    assert job.pk in sent
+    execute_inline(scoring_run)
+    scoring_run.refresh_from_db()
+    job.refresh_from_db()
+    assert scoring_run.status == JuryRun.Status.FINISHED
+    assert (job.status, job.attempts) == ("done", 2)
+    assert Verdict.objects.filter(job=job).count() == DIMENSIONS
+
+
+def test_an_old_judge_claim_stores_no_verdicts(scoring_run, monkeypatch, sent):
+    job = scoring_run.jobs.select_related("jury_run__panel", "judge__model").first()
+    old_claim = claim(job.pk, as_worker("slow@host#1#aa"))
+    answers = scoring.score_conversation(job)
+    silent("slow@host#1#aa")
+    as_worker("alive@host#2#bb")
+    workers.recover_lost_work()
+    execute_job(job.pk)  # scored again on a live worker
+    stored = {v.dimension: (v.score, v.status) for v in Verdict.objects.filter(job=job)}
+    for answer in answers:
+        answer.score, answer.status = 1, "ok"  # what the slow worker would write
+    scoring._store(job, old_claim, answers)
+    after = {v.dimension: (v.score, v.status) for v in Verdict.objects.filter(job=job)}
+    assert after == stored
+    scoring._fail(old_claim, "late failure")
+    job.refresh_from_db()
+    assert (job.status, job.error) == ("done", "")
+
+
+def test_judge_jobs_whose_workers_keep_dying_end_as_errors(
+    scoring_run, monkeypatch, sent, settings
+):
+    settings.JOB_MAX_ATTEMPTS = 1
+    job = scoring_run.jobs.first()
+    claim(job.pk, as_worker("dead@host#1#aa"))
+    silent("dead@host#1#aa")
+    workers.recover_lost_work()
+    job.refresh_from_db()
+    assert job.status == "error" and "stopped 1 times" in job.error
+
+
+def test_resume_takes_back_a_running_scorings_lost_jobs(
+    scoring_run, monkeypatch, sent, django_capture_on_commit_callbacks
+):
+    job = scoring_run.jobs.first()
+    claim(job.pk, as_worker("dead@host#1#aa"))
+    JuryRun.objects.filter(pk=scoring_run.pk).update(status=JuryRun.Status.RUNNING)
+    silent("dead@host#1#aa")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resume_jury(scoring_run.pk) == 1
+    job.refresh_from_db()
+    assert job.status == "queued" and job.pk in sent
+
+
+def test_the_resume_button_works_on_a_running_scoring(client, researcher, scoring_run, sent):
+    job = scoring_run.jobs.first()
+    claim(job.pk, as_worker("dead@host#1#aa"))
+    JuryRun.objects.filter(pk=scoring_run.pk).update(status=JuryRun.Status.RUNNING)
+    silent("dead@host#1#aa")
+    client.force_login(researcher)
+    page = client.post(reverse("jury_run_resume", args=[scoring_run.pk]), follow=True)
+    assert "1 judge jobs queued again" in page.content.decode()
+    job.refresh_from_db()
+    assert job.status == "queued"
+
+
+@pytest.mark.usefixtures("fails_instead_of_hanging")
+def test_run_jury_wait_reports_lost_jobs_instead_of_hanging(sim_models, monkeypatch, settings):
+    from jury.management.commands import run_jury
+
+    run = scenario_run(sim_models)
+    two_judge_panel()
+    settings.WORKER_DEAD_AFTER_S = 1
+    monkeypatch.setattr(run_jury, "NO_WORKER_GRACE_S", 0.5)
+    monkeypatch.setattr(run_jury, "CHECK_WORKERS_EVERY_S", 0.2)
+    monkeypatch.setattr(scoring, "enqueue_queued", lambda jury_run_id: 0)
+    doomed = as_worker("doomed@host#1#aa")
+    real_launch = scoring.launch_jury
+
+    def launched_and_taken(**kwargs):
+        jury_run = real_launch(**kwargs)
+        for job in jury_run.jobs.all():
+            claim(job.pk, doomed)  # taken by the doomed worker, which then dies
+        return jury_run
+
+    monkeypatch.setattr(run_jury, "launch_jury", launched_and_taken)
+    err = StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command(
+            "run_jury",
+            "--run",
+            str(run.pk),
+            "--panel",
+            "sim-panel",
+            "--wait",
+            stdout=StringIO(),
+            stderr=err,
+        )
+    assert exited.value.code == 2
+    assert "held by a worker that stopped" in err.getvalue()
