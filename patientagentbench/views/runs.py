@@ -1,27 +1,44 @@
 """Launching runs (admins) and reading runs and traces (researchers and admins)."""
 
+from collections import Counter
+
 from django import forms
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from patientagentbench.conversation import EndReason
 from patientagentbench.models import ModelConfig, Run, Suite, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, role_required
 from patientagentbench.runs.estimates import estimate
-from patientagentbench.runs.execution import progress
+from patientagentbench.runs.execution import lost_traces, progress
 from patientagentbench.runs.launch import cancel_run, launch_run, resume_run
+from patientagentbench.runs.side_effects import effect_cards, state_sections
 from patientagentbench.runs.workers import worker_alive
 from patientagentbench.transcripts import pretty, transcript_of
-from patientagentbench.views.forms import LaunchForm, parse_temperatures
+from patientagentbench.views.forms import (
+    LaunchForm,
+    RunFilter,
+    ids_in,
+    parse_temperatures,
+    suite_from,
+)
 
 # --- launching (admin) -------------------------------------------------------------------
 
 
 @role_required(ADMIN)
 def run_launch(request):
-    form = LaunchForm(request.POST or None, initial={"suite": Suite.objects.first()})
+    if request.method == "POST":
+        form = LaunchForm(request.POST)
+    else:
+        form = LaunchForm(suite=suite_from(request.GET.get("suite")))
+        if request.htmx and request.htmx.target == "tasks-field":
+            # The suite changed: offer that suite's tasks.
+            return render(request, "runs/launch.html#tasks", {"form": form})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         run = launch_run(
@@ -47,33 +64,68 @@ def run_preview(request):
 
 
 def _preview(request) -> dict | None:
+    """Jobs and cost of what the form holds so far. Half-typed values never fail: a suite
+    that is not a launchable one's id means the first suite, tasks and models that are not
+    ids or not the suite's are left out, and bad runs or temperatures say what to fix."""
     source = request.POST if request.method == "POST" else request.GET
-    suite = Suite.objects.filter(pk=source.get("suite") or 0).first() or Suite.objects.first()
+    suite = (
+        suite_from(source.get("suite")) or Suite.objects.exclude(kind=Suite.Kind.IMPORTED).first()
+    )
     if suite is None:
         return None
-    task_ids = [t for t in source.getlist("tasks") if t.isdigit()]
-    n_tasks = len(task_ids) or suite.tasks.count()
-    models = ModelConfig.objects.filter(pk__in=[m for m in source.getlist("models") if m.isdigit()])
+    task_ids = ids_in(source.getlist("tasks"))
+    chosen = suite.tasks.filter(pk__in=task_ids).count() if task_ids else 0
+    n_tasks = chosen or suite.tasks.count()
+    models = ModelConfig.objects.enabled().filter(pk__in=ids_in(source.getlist("models")))
+    repetitions = _whole_number(source.get("repetitions"), default=5)
+    if repetitions is None or not 1 <= repetitions <= REPETITIONS_MAX:
+        return {"error": f"Runs (N) is a whole number from 1 to {REPETITIONS_MAX}."}
     try:
-        temperatures = len(parse_temperatures(source.get("temperatures", "1.0")))
-        repetitions = max(1, int(source.get("repetitions") or 5))
-    except (ValueError, forms.ValidationError):
-        return {"error": "Enter valid runs and temperatures to see the job count."}
+        temperatures = len(parse_temperatures(source.get("temperatures") or "1.0"))
+    except forms.ValidationError as exc:
+        return {"error": " ".join(exc.messages)}
     return estimate(n_tasks, models, temperatures, repetitions)
+
+
+REPETITIONS_MAX = LaunchForm.base_fields["repetitions"].max_value
+
+
+def _whole_number(text, default: int) -> int | None:
+    text = str(text or "").strip()
+    if not text:
+        return default
+    return int(text) if text.isdecimal() and len(text) < 10 else None
 
 
 # --- runs and traces (researchers and admins) ----------------------------------------------
 
+RUNS_PER_PAGE = 50
+
 
 @role_required(*STAFF_ROLES)
 def run_list(request):
-    runs_qs = Run.objects.select_related("suite").annotate(
-        n_traces=Count("traces"),
-        n_ended=Count("traces", filter=Q(traces__status__in=Trace.ENDED)),
-        n_errors=Count("traces", filter=Q(traces__status=Trace.Status.ERROR)),
+    filters = RunFilter(request.GET)
+    runs = filters.apply(
+        Run.objects.select_related("suite")
+        .annotate(
+            n_traces=Count("traces"),
+            n_done=Count("traces", filter=Q(traces__status=Trace.Status.DONE)),
+            n_errors=Count("traces", filter=Q(traces__status=Trace.Status.ERROR)),
+            n_cancelled=Count("traces", filter=Q(traces__status=Trace.Status.CANCELLED)),
+        )
+        .order_by("-created_at", "-pk")
     )
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
-        request, "runs/list.html", {"runs": runs_qs[:200], "worker_alive": worker_alive()}
+        request,
+        "runs/list.html",
+        {
+            "runs": page.object_list,
+            "page": page,
+            "filters": filters,
+            "query": filters.query(),
+            "worker_alive": worker_alive(),
+        },
     )
 
 
@@ -110,8 +162,41 @@ def _run_context(run: Run) -> dict:
         "run": run,
         "progress": progress(run.pk),
         "grid": _cell_grid(traces),
+        "endings": _endings(traces),
         "worker_alive": worker_alive(),
+        # Traces held by workers that stopped reporting: Resume takes them back at once.
+        "lost": lost_traces(run.pk) if run.is_active else 0,
     }
+
+
+# How a conversation ended, in words; the limits are the ones a researcher tunes.
+ENDINGS = {
+    EndReason.PATIENT_ENDED: ("the patient ended it", False),
+    EndReason.USER_ENDED: ("answered", False),
+    EndReason.COMPLETED: ("completed", False),
+    EndReason.MAX_TURNS: ("hit the turn limit", True),
+    EndReason.MAX_ITERATIONS: ("hit the tool-call limit in one turn", True),
+    EndReason.REPEATED_CALL: ("the agent repeated one call three times", True),
+    EndReason.WALL_CLOCK: ("hit the wall-clock limit", True),
+    EndReason.SPEND_LIMIT: ("stopped at the spend limit", True),
+    EndReason.PATIENT_BROKEN: ("the LLM patient broke (not scored)", True),
+    EndReason.WORKER_LOST: ("lost its workers", True),
+    EndReason.ERROR: ("error", True),
+    EndReason.CANCELLED: ("cancelled", False),
+}
+
+
+def _endings(traces) -> list[dict]:
+    """How many conversations ended which way, most common first."""
+    counts = Counter(t.end_reason for t in traces if t.end_reason)
+    return [
+        {
+            "label": ENDINGS.get(reason, (reason.replace("_", " "), False))[0],
+            "limit": ENDINGS.get(reason, ("", False))[1],
+            "count": count,
+        }
+        for reason, count in counts.most_common()
+    ]
 
 
 def _cell_grid(traces) -> dict:
@@ -146,8 +231,12 @@ def run_cancel(request, pk):
 @role_required(ADMIN)
 @require_POST
 def run_resume(request, pk):
-    requeued = resume_run(pk)
+    """Also on a running run: traces held by workers that stopped reporting are queued again
+    (the workers do it themselves within a minute; this is at once)."""
+    requeued = resume_run(get_object_or_404(Run, pk=pk).pk)
     messages.success(request, f"Run {pk}: {requeued} jobs queued again.")
+    if not worker_alive():
+        messages.warning(request, "No worker is reporting; the jobs wait until one runs.")
     return redirect("run_detail", pk=pk)
 
 
@@ -164,7 +253,8 @@ def trace_detail(request, pk):
             "transcript": transcript_of(
                 trace.messages, user_label="Patient" if trace.task.case else "User"
             ),
-            "side_effects_pretty": [pretty(effect) for effect in trace.side_effects],
+            "effect_cards": effect_cards(trace.side_effects),
+            "state_sections": state_sections(trace.final_state),
             "final_state_pretty": pretty(trace.final_state),
         },
     )

@@ -141,14 +141,22 @@ def test_run_detail_query_count_does_not_grow_with_traces(
     from django.test.utils import CaptureQueriesContext
 
     client.force_login(researcher)
+    # Both queued, so both pages ask the same questions (a live run also counts lost traces).
+    smaller = launch_run(
+        suite=office_suite,
+        models=sim_models,
+        repetitions=1,
+        tasks=list(office_suite.tasks.all()[:2]),
+        enqueue=False,
+    )
     bigger = launch_run(suite=office_suite, models=sim_models, repetitions=5, enqueue=False)
     counts = []
-    for run in (finished_run, bigger):
+    for run in (smaller, bigger):
         client.get(reverse("run_detail", args=[run.pk]))  # warm the session and user caches
         with CaptureQueriesContext(connection) as queries:
             client.get(reverse("run_detail", args=[run.pk]))
         counts.append(len(queries))
-    assert bigger.traces.count() > 10 * finished_run.traces.count()
+    assert bigger.traces.count() > 10 * smaller.traces.count()
     assert counts[0] == counts[1] <= 12
 
 
@@ -213,3 +221,28 @@ def test_no_secret_key_refuses_to_start_without_debug():
     )
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_run_detail_says_how_many_conversations_hit_which_limit(
+    client, researcher, office_suite, sim_models
+):
+    from patientagentbench.models import Trace
+    from patientagentbench.runs.launch import execute_inline, launch_run
+
+    run = launch_run(
+        suite=office_suite,
+        models=sim_models[:1],
+        repetitions=3,
+        tasks=list(office_suite.tasks.all()[:2]),
+        enqueue=False,
+    )
+    execute_inline(run)
+    first, second = run.traces.order_by("pk")[:2]
+    Trace.objects.filter(pk=first.pk).update(end_reason="max_iterations")
+    Trace.objects.filter(pk=second.pk).update(end_reason="repeated_call")
+    client.force_login(researcher)
+    body = client.get(reverse("run_detail", args=[run.pk])).content.decode()
+    assert "How conversations ended: " in body
+    assert "4 answered" in body
+    assert "1 hit the tool-call limit in one turn" in body
+    assert "1 the agent repeated one call three times" in body
