@@ -73,7 +73,13 @@ def writer_provider(writer: str):
     model = ModelConfig.objects.filter(name=writer).first()
     if model is None:
         raise CaseSetError(f"Unknown writer model {writer!r}.")
-    return build_provider(model.provider, model.model_id, model.base_url, model.api_key_env)
+    return build_provider(
+        model.provider,
+        model.model_id,
+        model.base_url,
+        model.api_key_env,
+        max_output_tokens=model.max_output_tokens,
+    )
 
 
 def start_generation(*, name: str, count: int, seed: int, writer: str, created_by) -> CaseSetJob:
