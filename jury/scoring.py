@@ -309,6 +309,7 @@ def _call(provider, model: ModelConfig, prompt, temperature: float, context):
         one_call,
         max_attempts=settings.PROVIDER_MAX_ATTEMPTS,
         base_delay=settings.PROVIDER_BASE_DELAY_S,
+        rate_limit_patience=settings.PROVIDER_RATE_LIMIT_PATIENCE_S,
     )
 
 

@@ -295,6 +295,9 @@ CONCURRENCY_REDIS_URL = env_str(
 # Retry policy for provider calls.
 PROVIDER_MAX_ATTEMPTS = env_int("PROVIDER_MAX_ATTEMPTS", 5)
 PROVIDER_BASE_DELAY_S = float(env_str("PROVIDER_BASE_DELAY_S", "1.0"))
+# A provider answering 429 is waited out this long (backoff up to a minute between calls)
+# before the trace ends as an error; other transient errors get PROVIDER_MAX_ATTEMPTS.
+PROVIDER_RATE_LIMIT_PATIENCE_S = float(env_str("PROVIDER_RATE_LIMIT_PATIENCE_S", "300"))
 PROVIDER_TIMEOUT_S = float(env_str("PROVIDER_TIMEOUT_S", "60"))
 
 # Jobs and lost workers (runs.workers). Each worker process beats every WORKER_HEARTBEAT_S;
@@ -307,7 +310,11 @@ WORKER_DEAD_AFTER_S = float(env_str("WORKER_DEAD_AFTER_S", "20"))
 JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
 # The longest a job can hold its message: the wall clock, then one more provider call that
 # spends all its attempts (each a timeout, then at most a 600 s Retry-After).
-LONGEST_JOB_S = TRACE_WALL_CLOCK_S + PROVIDER_MAX_ATTEMPTS * (PROVIDER_TIMEOUT_S + 600)
+LONGEST_JOB_S = (
+    TRACE_WALL_CLOCK_S
+    + PROVIDER_MAX_ATTEMPTS * (PROVIDER_TIMEOUT_S + 600)
+    + PROVIDER_RATE_LIMIT_PATIENCE_S
+)
 # A message is acknowledged after its job ran (acks late, above) and goes back to the queue
 # when the process running it dies (reject on worker lost). Redis hands an unacknowledged
 # message to another worker after the visibility timeout, so that outlasts the longest job;

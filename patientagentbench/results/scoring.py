@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from patientagentbench.analysis import correctness
@@ -41,7 +42,7 @@ def score_trace(trace) -> None:
 def trace_data(trace, malformed: str = DEFAULT_MALFORMED) -> TraceData:
     if malformed not in MALFORMED_MODES:
         raise ValueError(f"malformed must be one of {', '.join(MALFORMED_MODES)}")
-    calls = [(c["name"], c.get("arguments")) for c in trace.tool_calls]
+    calls = [(c["name"], _arguments(c)) for c in trace.tool_calls]
     error = trace.error or None
     if error is None and malformed == "error" and any(_is_malformed(c) for c in trace.tool_calls):
         error = MALFORMED_ERROR
@@ -51,6 +52,21 @@ def trace_data(trace, malformed: str = DEFAULT_MALFORMED) -> TraceData:
         error=error,
         **_verdicts(trace),
     )
+
+
+def _arguments(call: Mapping):
+    """The call's arguments in the order the model wrote them. PostgreSQL's jsonb reorders
+    object keys, and AC compares `str()` of nested values (the paper's Definition 4), so the
+    stored raw text is read back when it holds an object."""
+    raw = call.get("raw_arguments")
+    if isinstance(raw, str) and raw.startswith("{") and isinstance(call.get("arguments"), Mapping):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return call.get("arguments")
+        if isinstance(parsed, dict):
+            return parsed
+    return call.get("arguments")
 
 
 def _is_malformed(call: Mapping) -> bool:

@@ -96,6 +96,7 @@ class GuardedProvider:
             one_call,
             max_attempts=settings.PROVIDER_MAX_ATTEMPTS,
             base_delay=settings.PROVIDER_BASE_DELAY_S,
+            rate_limit_patience=settings.PROVIDER_RATE_LIMIT_PATIENCE_S,
         )
         cost = self.model.cost_of(completion.tokens_in, completion.tokens_out)
         if cost:

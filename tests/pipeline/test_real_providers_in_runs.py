@@ -98,3 +98,44 @@ def test_a_provider_that_keeps_failing_ends_as_an_error_trace(server, office_sui
     assert trace.status == Trace.Status.ERROR and "500" in trace.error
     assert run.status == Run.Status.FAILED
     assert len(server.requests) == 3
+
+
+def test_a_provider_rate_limiting_for_a_while_slows_the_run_and_it_completes(
+    office_suite, settings
+):
+    """The fault: 429 for a window (a minute in production, 1.5 s here) across a whole run.
+    What survives: every trace, done, none errored."""
+    import time
+
+    from tests.fakes.llm_server import error_reply, first_tool_then_answer
+
+    settings.PROVIDER_BASE_DELAY_S = 0.05
+    settings.PROVIDER_MAX_ATTEMPTS = 2  # a 429 window far longer than two attempts
+    settings.PROVIDER_RATE_LIMIT_PATIENCE_S = 30
+    until = time.monotonic() + 1.5
+
+    def policy(route, body):
+        if time.monotonic() < until:
+            return error_reply(429, "rate limited", {"Retry-After": "0.2"})
+        return first_tool_then_answer(route, body)
+
+    with FakeLLMServer(policy=policy) as server:
+        model = ModelConfig.objects.create(
+            name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
+        )
+        run = launch_run(
+            suite=office_suite,
+            models=[model],
+            repetitions=2,
+            enqueue=False,
+            tasks=list(office_suite.tasks.all()[:2]),
+        )
+        started = time.monotonic()
+        execute_inline(run)
+        statuses = list(run.traces.values_list("status", flat=True))
+        requests = len(server.requests)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FINISHED
+    assert statuses == [Trace.Status.DONE] * 4
+    assert time.monotonic() - started >= 1.5  # it waited the window out
+    assert requests > 8  # two calls per conversation, plus the refused ones

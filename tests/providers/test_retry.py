@@ -129,3 +129,62 @@ def test_429_then_success_waits_what_the_server_asked(llm_server):
     assert completion.text == "Recovered."
     assert sleep.waits == [3.0]
     assert len(llm_server.requests) == 2
+
+
+# --- a provider rate-limiting for a while ---------------------------------------------------
+
+
+class FakeClock:
+    """Time advances only by what the retry loop sleeps."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+    def __call__(self):
+        return self.now
+
+
+def rate_limited(seconds, clock):
+    """429 until `seconds` have passed on `clock`, then "ok"."""
+
+    def call():
+        if clock() < seconds:
+            raise TransientProviderError("slow down", status=429)
+        return "ok"
+
+    return call
+
+
+def test_a_minute_of_429s_is_waited_out_not_counted_as_attempts():
+    clock = FakeClock()
+    result = call_with_retries(
+        rate_limited(60, clock),
+        max_attempts=3,
+        rate_limit_patience=300,
+        sleep=clock.sleep,
+        clock=clock,
+        rng=lambda: 1.0,
+    )
+    assert result == "ok" and 60 <= clock.now < 60 + 60  # backoff is capped at a minute
+
+
+def test_rate_limiting_longer_than_the_patience_ends_with_the_429():
+    clock = FakeClock()
+    with pytest.raises(TransientProviderError, match="slow down"):
+        call_with_retries(
+            rate_limited(10_000, clock),
+            rate_limit_patience=120,
+            sleep=clock.sleep,
+            clock=clock,
+            rng=lambda: 1.0,
+        )
+    assert 120 <= clock.now < 120 + 60
+
+
+def test_without_patience_429s_count_as_attempts_as_before():
+    clock = FakeClock()
+    with pytest.raises(TransientProviderError):
+        call_with_retries(rate_limited(60, clock), max_attempts=3, sleep=clock.sleep, clock=clock)
