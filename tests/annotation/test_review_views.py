@@ -481,3 +481,40 @@ def test_no_page_names_the_model_run_or_trace(logged_in, traces, study, me, othe
             assert token not in body, f"{token!r} in {where}"
         for path in re.findall(r'(?:href|action|hx-post)="([^"]+)"', body):
             assert not re.search(r"/\d+(/|$)", path), (where, path)  # no numeric ids in URLs
+
+
+# --- faults ---------------------------------------------------------------------------------
+
+
+def test_the_database_failing_during_a_submission_gives_a_clear_error_and_keeps_the_draft(
+    logged_in, item, monkeypatch, caplog
+):
+    """The fault: the database stops answering as the clinician submits. What survives: the
+    autosaved draft, no half-written submission, and the same form submits once it is back."""
+    from django.db import OperationalError
+
+    from annotation import reviewing
+
+    saved = logged_in.post(url("review_draft", item.code), complete(active="30"))
+    assert saved.status_code == 200
+
+    def database_down(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(reviewing, "submit", database_down)
+    logged_in.raise_request_exception = False
+    form = complete(nonce="n-db-down", active="45")
+    failed = logged_in.post(url("review_submit", item.code), form)
+
+    assert failed.status_code == 503
+    assert "The database is not answering" in failed.content.decode()
+    assert "autosaved draft is" in " ".join(failed.content.decode().split())
+    assert not Submission.objects.filter(assignment=item).exists()
+    item.refresh_from_db()
+    assert item.draft["scores"] == {key: 4 for key in CLINICAL + REALISM}
+    assert [r.getMessage() for r in caplog.records if "database unavailable" in r.getMessage()]
+
+    monkeypatch.undo()
+    again = logged_in.post(url("review_submit", item.code), form)
+    assert again.status_code == 302
+    assert Submission.objects.filter(assignment=item).count() == 1
