@@ -12,6 +12,7 @@ of its numbers; one that does not apply (a single temperature) says so with a re
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -143,7 +144,7 @@ def bootstrap_ci(
     return result
 
 
-TABLE_BOOTSTRAP_RESAMPLES = 2000
+TABLE_BOOTSTRAP_RESAMPLES = 1000  # per group and metric; a table asks for hundreds
 
 
 def percentile_bootstrap_mean(
@@ -157,10 +158,18 @@ def percentile_bootstrap_mean(
         return None, None
     if np.all(data == data[0]):
         return float(data[0]), float(data[0])
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, len(data), size=(n, len(data)))].mean(axis=1)
+    means = data[_resample_indices(len(data), n, seed)].mean(axis=1)
     low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return float(low), float(high)
+
+
+@functools.lru_cache(maxsize=64)
+def _resample_indices(size: int, resamples: int, seed: int) -> np.ndarray:
+    """The seeded resamples of `size` cells; the same for every group and metric of that
+    size (a table asks for hundreds of intervals), so drawn once."""
+    indices = np.random.default_rng(seed).integers(0, size, size=(resamples, size))
+    indices.flags.writeable = False
+    return indices
 
 
 def _wilson(successes, trials, level: float) -> tuple[np.ndarray, np.ndarray]:
