@@ -105,7 +105,7 @@ def test_model_comparison_bars_are_means_with_ci_whiskers(frame):
     # Bootstrap whiskers: not symmetric, but around the mean and inside [0, 1].
     above, below = bars.error_y.array[0], bars.error_y.arrayminus[0]
     assert above > 0 and below > 0
-    assert 0 <= bars.y[0] - below and bars.y[0] + above <= 1
+    assert bars.y[0] - below >= 0 and bars.y[0] + above <= 1
 
 
 def test_published_markers_sit_on_the_models_they_belong_to(frame, published):
