@@ -207,18 +207,26 @@ def answer_from_post(post, dimensions: tuple[Dimension, ...], anchors: frozenset
         raw = (post.get(f"score-{dimension.key}") or "").strip()
         if raw:
             scores[dimension.key] = _score_value(raw, dimension)
-        text = (post.get(f"why-{dimension.key}") or "").strip()
+        text = _text(post.get(f"why-{dimension.key}"))
         if text:
             why[dimension.key] = text[:MAX_TEXT]
     flags = sorted(set(post.getlist("flag")) & set(FLAGS))
     comments = [
-        {"anchor": anchor, "text": text.strip()[:MAX_TEXT]}
+        {"anchor": anchor, "text": _text(text)[:MAX_TEXT]}
         for anchor, text in zip(
             post.getlist("comment-anchor"), post.getlist("comment-text"), strict=False
         )
-        if text.strip() and anchor in anchors
+        if _text(text) and anchor in anchors
     ][:MAX_COMMENTS]
     return {"scores": scores, "why": why, "flags": flags, "comments": comments}
+
+
+def _text(raw) -> str:
+    """A justification or comment as typed; NUL is refused (PostgreSQL cannot store it)."""
+    text = (raw or "").strip()
+    if "\x00" in text:
+        raise ReviewError("Text cannot contain NUL characters; retype it.")
+    return text
 
 
 def _score_value(raw: str, dimension: Dimension):
@@ -285,6 +293,8 @@ def revise(
         return existing
     if not reason.strip():
         raise ReviewError("Say why you are revising a submitted score.")
+    if "\x00" in reason:
+        raise ReviewError("The reason cannot contain NUL characters; retype it.")
     if _reference_shown(assignment):
         # Changing a calibration score after seeing the reference would copy the answer key.
         raise ReviewError("You have seen the reference for this item; its scores stay as they are.")
@@ -349,16 +359,22 @@ def locked_reason(clinician: Clinician, study: Study) -> str:
 def next_open(clinician: Clinician, study: Study | None = None) -> Assignment | None:
     queue = Assignment.objects.filter(
         clinician=clinician, status=Assignment.Status.OPEN, item__study__status=Study.Status.OPEN
-    ).select_related("item__study")
+    )
     if study is not None:
         queue = queue.filter(item__study=study)
-    locked: dict[int, bool] = {}  # a study's lock costs a round report: ask once per study
-    for assignment in queue.order_by("item__study__kind", "item__study__created_at", "position"):
-        study_id = assignment.item.study_id
-        if study_id not in locked:
-            locked[study_id] = bool(locked_reason(clinician, assignment.item.study))
-        if not locked[study_id]:
-            return assignment
+    # One query for the studies with open work, a lock check each (it costs a round report),
+    # then one row: loading the whole queue cost 471 ms at 2,000 open items.
+    studies = Study.objects.filter(
+        pk__in=queue.values("item__study").distinct()
+    ).order_by("kind", "created_at", "pk")
+    for candidate in studies:
+        if not locked_reason(clinician, candidate):
+            return (
+                queue.filter(item__study=candidate)
+                .select_related("item__study")
+                .order_by("position", "pk")
+                .first()
+            )
     return None
 
 

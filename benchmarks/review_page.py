@@ -3,7 +3,9 @@ time < 50 ms; query count independent of conversation length).
 
 Builds a fresh SQLite database with one scenario case, a 30-turn conversation with a tool
 call in every agent turn, a study and a clinician, then requests the review page through
-Django's test client and prints the median over many requests and the query count.
+Django's test client and prints the median over many requests and the query count. Then
+gives the clinician a study of 2,000 open items and times "next item" and the review home,
+which must not grow with the queue.
 
     .venv/bin/python benchmarks/review_page.py
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 TURNS, REQUESTS, TARGET_MS = 30, 60, 50
+QUEUE = 2000
 
 
 def conversation(turns: int) -> list[dict]:
@@ -116,6 +119,46 @@ def main() -> None:
         f"{len(queries)} queries; target median < {TARGET_MS} ms: "
         f"{'met' if median < TARGET_MS else 'MISSED'}"
     )
+    time_queue(client, clinician, run, task, model)
+
+
+def timed(client, url: str, status: int) -> tuple[float, int]:
+    """Median milliseconds over REQUESTS requests of `url`, and one request's query count."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times = []
+    for _ in range(REQUESTS):
+        started = time.perf_counter()
+        assert client.get(url).status_code == status
+        times.append((time.perf_counter() - started) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url)
+    return statistics.median(times), len(queries)
+
+
+def time_queue(client, clinician, run, task, model) -> None:
+    from annotation.studies import StudySpec, create_study
+    from patientagentbench.models import Trace
+
+    short = conversation(2)
+    traces = Trace.objects.bulk_create(
+        Trace(
+            run=run,
+            task=task,
+            model=model,
+            model_name=model.name,
+            key=f"queue-{n}",
+            repetition=n,
+            status=Trace.Status.DONE,
+            messages=short,
+        )
+        for n in range(QUEUE)
+    )
+    create_study(StudySpec(name="bench-queue"), [t.pk for t in traces], [clinician], None)
+    for label, url, status in (("next item", "/review/next/", 302), ("review home", "/review/", 200)):
+        median, queries = timed(client, url, status)
+        print(f"{label} with {QUEUE + 1} open items: median {median:.1f} ms, {queries} queries")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from jury.prompts import JUDGE_PROMPT_VERSION
 from jury.rubric import available_versions
 from jury.verdicts import IMPORTED_VERSION
 from patientagentbench.models import ModelConfig
+from patientagentbench.views.forms import RowChoices
 
 MAX_REPEAT = 10
 
@@ -44,7 +45,7 @@ class JudgeForm(forms.ModelForm):
 
 
 class PanelForm(forms.ModelForm):
-    judges = forms.ModelMultipleChoiceField(
+    judges = RowChoices(
         queryset=Judge.objects.exclude(prompt_version=IMPORTED_VERSION).select_related("model"),
         widget=forms.CheckboxSelectMultiple,
         help_text="One call per dimension per judge.",
@@ -88,6 +89,7 @@ class LaunchForm(forms.Form):
     spend_limit = forms.DecimalField(
         required=False,
         min_value=Decimal(0),
+        max_digits=12,  # as the column
         decimal_places=4,
         label="Spend limit (USD)",
         help_text="Scoring stops when reached; leave empty for none.",
@@ -96,5 +98,9 @@ class LaunchForm(forms.Form):
 
 class ResumeForm(forms.Form):
     spend_limit = forms.DecimalField(
-        required=False, min_value=Decimal(0), decimal_places=4, label="New spend limit (USD)"
+        required=False,
+        min_value=Decimal(0),
+        max_digits=12,  # as the column
+        decimal_places=4,
+        label="New spend limit (USD)",
     )

@@ -113,6 +113,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"  # the login page with the reason, 429
 AXES_RESET_ON_SUCCESS = False  # a success must not clear failures other logins piled up
 AXES_SENSITIVE_PARAMETERS = ["password"]
+AXES_USERNAME_CALLABLE = "patientagentbench.login_throttle.username_for_lockout"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -37,7 +37,11 @@ class Filters:
 
     @classmethod
     def from_query(cls, query: Mapping[str, Any]) -> Filters:
-        text = {f.name: str(query.get(f.name) or "").strip()[:200] for f in fields(cls)}
+        # NUL never reaches a query: PostgreSQL text refuses it (a 500).
+        text = {
+            f.name: str(query.get(f.name) or "").replace("\x00", "").strip()[:200]
+            for f in fields(cls)
+        }
         return cls(
             study=_int(text["study"]),
             run=_int(text["run"]),
@@ -66,7 +70,8 @@ class Filters:
 
 
 def _int(text: str) -> int | None:
-    return int(text) if text.isdigit() else None
+    # isdecimal, not isdigit ("²" is a digit int() refuses); 19 digits and more are no id.
+    return int(text) if text.isdecimal() and len(text) <= 18 else None
 
 
 def _margin(text: str) -> float:

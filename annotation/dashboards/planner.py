@@ -62,7 +62,8 @@ class PlanRequest:
 
 def _numbers(text: Any, default: tuple[int, ...], low: int, high: int) -> tuple[int, ...]:
     parts = str(text or "").replace(";", ",").replace(" ", ",").split(",")
-    found = sorted({int(p) for p in parts if p.strip().isdigit() and low <= int(p) <= high})
+    numbers = [p.strip() for p in parts if p.strip().isdecimal() and len(p.strip()) <= 9]
+    found = sorted({int(p) for p in numbers if low <= int(p) <= high})
     return tuple(found[:8]) or default
 
 

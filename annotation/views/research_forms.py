@@ -15,6 +15,7 @@ from annotation.models import Assignment, Clinician, Study
 from annotation.sampling import Sample
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
 from patientagentbench.models import Run, Task, Trace
+from patientagentbench.views.forms import SEED_MAX, RowChoices
 
 FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
 NOT_APPLICABLE = "na"
@@ -38,13 +39,13 @@ def _runs_with_conversations():
     )
 
 
-class RunChoice(forms.ModelMultipleChoiceField):
+class RunChoice(RowChoices):
     def label_from_instance(self, run):
         label = f" · {run.label}" if run.label else ""
         return f"Run {run.pk} · {run.suite.name}{label} · {run.n_conversations} conversations"
 
 
-class ClinicianChoice(forms.ModelMultipleChoiceField):
+class ClinicianChoice(RowChoices):
     """Pseudonymous: code, track and current open load; names stay on the People page."""
 
     def label_from_instance(self, clinician):
@@ -72,7 +73,10 @@ class SampleForm(forms.Form):
     )
     n_items = forms.IntegerField(label="Number of conversations", min_value=1, max_value=5000)
     seed = forms.IntegerField(
-        initial=1, help_text="The same seed and filters give the same sample."
+        initial=1,
+        min_value=-SEED_MAX,
+        max_value=SEED_MAX,
+        help_text="The same seed and filters give the same sample.",
     )
     models = forms.MultipleChoiceField(
         required=False, widget=CHOICES, help_text="None ticked: every model."
@@ -168,9 +172,10 @@ class StudyForm(SampleForm):
         return data
 
     def overlap(self) -> dict[str, int]:
+        # The preview asks for it on a form with errors too: an invalid field counts as 0.
         return {
-            "clinical": self.cleaned_data["overlap_clinical"],
-            "operations": self.cleaned_data["overlap_operations"],
+            "clinical": self.cleaned_data.get("overlap_clinical") or 0,
+            "operations": self.cleaned_data.get("overlap_operations") or 0,
         }
 
 
@@ -224,7 +229,8 @@ class RoundForm(SampleForm):
 
     def clean_trace_ids(self) -> list[int]:
         raw = self.cleaned_data["trace_ids"].replace(",", " ").split()
-        if not all(part.isdigit() for part in raw):
+        # isdecimal, not isdigit ("²" is a digit int() refuses); 19 digits and more are no id.
+        if not all(part.isdecimal() and len(part) <= 18 for part in raw):
             raise forms.ValidationError(
                 "Trace ids are whole numbers, separated by commas or spaces."
             )

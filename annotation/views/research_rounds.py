@@ -18,6 +18,7 @@ from annotation.studies import StudyError, StudySpec, create_study
 from annotation.views.research_forms import ReferenceForm, RoundForm
 from annotation.views.research_studies import preview_of
 from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.views.forms import ids_in
 
 
 @role_required(*STAFF_ROLES)
@@ -73,7 +74,8 @@ def references(request, pk):
     study = get_object_or_404(Study, pk=pk)
     sources = Study.objects.filter(kind=Study.Kind.CALIBRATION).exclude(pk=study.pk)
     if request.method == "POST":
-        source = get_object_or_404(sources, pk=request.POST.get("source") or 0)
+        chosen = ids_in([request.POST.get("source", "")])  # "abc", "1.0": no such round
+        source = get_object_or_404(sources, pk=chosen[0] if chosen else 0)
         adopted = adjudication.adopt_consensus(study, source, request.user)
         messages.success(request, f"{adopted} items took the consensus of “{source.name}”.")
         return redirect("research_references", pk=study.pk)

@@ -50,10 +50,17 @@ PAGE = "annotation/review/item.html"
 # --- who and what ----------------------------------------------------------------------------
 
 
+def _code(code: str) -> str:
+    """A code fit for a lookup: NUL is in no code, and PostgreSQL refuses it (a 500)."""
+    if "\x00" in code:
+        raise Http404("No such item.")
+    return code
+
+
 def _assignment(request, code: str) -> Assignment:
     """The requester's own live assignment: unknown → 404, someone else's → 403."""
     assignment = get_object_or_404(
-        Assignment.objects.select_related("item__study", "clinician"), code=code
+        Assignment.objects.select_related("item__study", "clinician"), code=_code(code)
     )
     if assignment.clinician.user_id != request.user.pk:
         raise PermissionDenied
@@ -88,7 +95,7 @@ def next_item(request):
     clinician = clinician_for(request.user)
     study = None
     if request.GET.get("study"):
-        study = get_object_or_404(Study, code=request.GET["study"])
+        study = get_object_or_404(Study, code=_code(request.GET["study"]))
     following = next_open(clinician, study)
     if following is None:
         messages.info(request, "Nothing left to score here. Thank you.")
@@ -162,7 +169,7 @@ def draft(request, code: str):
 def submit(request, code: str):
     assignment = _writable(request, code)
     nonce = request.POST.get("nonce", "")
-    if not nonce:
+    if not nonce or "\x00" in nonce:
         return HttpResponseBadRequest("The form has no nonce; reload the page.")
     seconds = active_seconds(request.POST.get("active"))
     try:
@@ -189,7 +196,7 @@ def submit(request, code: str):
 def revise(request, code: str):
     assignment = _writable(request, code)
     nonce = request.POST.get("nonce", "")
-    if not nonce:
+    if not nonce or "\x00" in nonce:
         return HttpResponseBadRequest("The form has no nonce; reload the page.")
     reason = request.POST.get("reason", "")
     answer = None
@@ -392,7 +399,7 @@ class RoundItem:
 @role_required(CLINICIAN)
 def round_summary(request, study_code: str):
     clinician = clinician_for(request.user)
-    study = get_object_or_404(Study, code=study_code, kind=Study.Kind.CALIBRATION)
+    study = get_object_or_404(Study, code=_code(study_code), kind=Study.Kind.CALIBRATION)
     mine = list(
         Assignment.objects.filter(clinician=clinician, item__study=study)
         .exclude(status=Assignment.Status.WITHDRAWN)

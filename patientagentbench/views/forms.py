@@ -2,6 +2,7 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django import forms
+from django.core.validators import MinValueValidator
 from django.db.models.fields.json import KT
 from django.urls import reverse
 
@@ -34,6 +35,9 @@ class ModelConfigForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Left out, the cap stays as it is (the default, for a new model).
         self.fields["max_output_tokens"].required = False
+        for name in ("price_in", "price_out"):  # a negative price would undercut spend limits
+            self.fields[name].validators.append(MinValueValidator(0))
+            self.fields[name].widget.attrs["min"] = 0
 
     def clean_max_output_tokens(self):
         value = self.cleaned_data.get("max_output_tokens")
@@ -112,14 +116,32 @@ def suite_from(value) -> Suite | None:
     return launchable_suites().filter(pk=ids[0]).first() if ids else None
 
 
+# Seeds are stored in 64-bit integer columns.
+SEED_MAX = 2**63 - 1
+
+
+class RowChoices(forms.ModelMultipleChoiceField):
+    """Rows picked by id, refusing ids no row can have: Django sends an `__in` lookup's values
+    to the database unchecked, and SQLite raises OverflowError (a 500) past 64 bits."""
+
+    def _check_values(self, value):
+        for pk in value if isinstance(value, list | tuple) else ():
+            digits = str(pk).strip().lstrip("-")
+            if digits.isdecimal() and len(digits) > 18:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"],
+                    code="invalid_pk_value",
+                    params={"pk": digits[:18] + "…"},
+                )
+        return super()._check_values(value)
+
+
 class LaunchForm(forms.Form):
     suite = forms.ModelChoiceField(
         queryset=launchable_suites(), empty_label=None, widget=SuiteSelect
     )
-    models = forms.ModelMultipleChoiceField(
-        queryset=ModelConfig.objects.enabled(), widget=forms.CheckboxSelectMultiple
-    )
-    tasks = forms.ModelMultipleChoiceField(
+    models = RowChoices(queryset=ModelConfig.objects.enabled(), widget=forms.CheckboxSelectMultiple)
+    tasks = RowChoices(
         queryset=Task.objects.exclude(suite__kind=Suite.Kind.IMPORTED).select_related("suite"),
         required=False,
         label="Tasks or cases",
@@ -143,7 +165,11 @@ class LaunchForm(forms.Form):
         help_text="Who plays the patient in case sets",
     )
     spend_limit = forms.DecimalField(
-        min_value=Decimal(0), required=False, decimal_places=2, help_text="USD; empty for none"
+        min_value=Decimal(0),
+        required=False,
+        max_digits=10,  # the column holds 8 digits before the point
+        decimal_places=2,
+        help_text="USD; empty for none",
     )
 
     CASE_SET_ONLY = ("max_turns", "patient_model")
@@ -213,7 +239,7 @@ class LaunchForm(forms.Form):
 class CaseSetForm(forms.Form):
     name = forms.SlugField(max_length=120, help_text="A new name; case sets never change.")
     count = forms.IntegerField(min_value=1, max_value=2000, initial=60)
-    seed = forms.IntegerField(min_value=0, initial=1)
+    seed = forms.IntegerField(min_value=0, max_value=SEED_MAX, initial=1)
     writer = forms.ChoiceField(help_text="The offline template writer or a configured model")
 
     def __init__(self, *args, **kwargs):

@@ -125,3 +125,20 @@ def test_a_successful_login_does_not_clear_failures_piled_on_another_account(
     assert attempt(client, clinician.username, PASSWORD, address="10.0.9.9").status_code == 302
     client.logout()
     assert attempt(client, researcher.username, "guess-last", address="10.0.9.9").status_code == 429
+
+
+@pytest.mark.parametrize("length", [256, 10_000])
+def test_an_overlong_username_is_a_failed_login_not_a_500(client, length):
+    # axes stores the name in a varchar(255); on PostgreSQL the raw name was a DataError.
+    from axes.models import AccessAttempt
+
+    response = attempt(client, "x" * length, "guess")
+    assert response.status_code == 200 and not logged_in(client)
+    (stored,) = AccessAttempt.objects.values_list("username", flat=True)
+    assert stored == "x" * 150
+
+
+def test_overlong_usernames_sharing_a_prefix_count_as_one(client):
+    for n in range(LIMIT):
+        attempt(client, "y" * 150 + str(n), "guess", address=f"10.0.4.{n}")
+    assert attempt(client, "y" * 150, "guess", address="10.0.5.1").status_code == 429
