@@ -2,12 +2,16 @@ import os
 
 from celery import Celery
 
+from patientagentbench.runs.reconnect import ResendAfterReconnect
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patientagentbench.settings")
 
 app = Celery("patientagentbench")
 # Settings say how deliveries survive a lost worker: acks late, reject on worker lost, and on
 # Redis a visibility timeout longer than the longest job (see settings.LONGEST_JOB_S).
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# A broker restart can lose messages; the database knows what is queued (runs.reconnect).
+app.steps["consumer"].add(ResendAfterReconnect)
 
 
 def worker_argv(

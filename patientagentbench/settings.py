@@ -294,6 +294,8 @@ else:
 CONCURRENCY_REDIS_URL = env_str(
     "CONCURRENCY_REDIS_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
 )
+# Redis away (a restart, a failover) is waited out this long by whatever needs it mid-job.
+REDIS_OUTAGE_PATIENCE_S = float(env_str("REDIS_OUTAGE_PATIENCE_S", "120"))
 # Retry policy for provider calls.
 PROVIDER_MAX_ATTEMPTS = env_int("PROVIDER_MAX_ATTEMPTS", 5)
 PROVIDER_BASE_DELAY_S = float(env_str("PROVIDER_BASE_DELAY_S", "1.0"))

@@ -1,5 +1,6 @@
 """Runs as background jobs: launching (`launch`), executing one trace (`execution`), claims
-on jobs (`claims`), worker heartbeats and recovery of lost work (`workers`), launch sizes and
+on jobs (`claims`), worker heartbeats and recovery of lost work (`workers`), queued jobs sent again after a broker
+reconnect (`reconnect`), launch sizes and
 provider concurrency limits (`limits`), cost previews (`estimates`) and the sandbox each suite
 plays in (`worlds`).
 

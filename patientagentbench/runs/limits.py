@@ -7,7 +7,9 @@ things: runs per cell, iterations and patient turns, cases in a case set, and th
 
 With Redis (CI, production) the concurrency slots are a Redis sorted set, so workers on many
 machines share them; with the embedded filesystem broker the slots are lock files, shared by
-every worker process on this machine. Both expire a holder that died mid-call.
+every worker process on this machine. Both expire a holder that died mid-call. Redis going
+away for a moment (a restart, a failover) is waited out: a slot is a courtesy to the
+provider, and a trace must not end as an error because of it.
 """
 
 from __future__ import annotations
@@ -15,14 +17,18 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import time
 import uuid
 from pathlib import Path
 
 from django.conf import settings
 
+log = logging.getLogger(__name__)
+
 _STALE_AFTER_S = 600.0
 _POLL_S = 0.02
+_REDIS_RETRY_MAX_S = 2.0  # the longest pause between tries while Redis is away
 
 # --- launch sizes ------------------------------------------------------------------------
 
@@ -118,15 +124,45 @@ def _redis_slot(key: str, limit: int):
     name = f"pab:slots:{key}"
     token = uuid.uuid4().hex
     acquire = client.register_script(_ACQUIRE)
-    while True:
-        now = time.time()
-        if acquire(keys=[name], args=[now - _STALE_AFTER_S, limit, now, token]):
-            break
-        time.sleep(_POLL_S)
+    _until_redis_answers(lambda: _take_slot(acquire, name, limit, token))
     try:
         yield
     finally:
-        client.zrem(name, token)
+        try:
+            client.zrem(name, token)
+        except _redis_errors() as exc:
+            # Gone with a restart, or expired as stale within _STALE_AFTER_S.
+            log.warning("could not release a provider slot (%s); it expires by itself", exc)
+
+
+def _take_slot(acquire, name: str, limit: int, token: str) -> None:
+    while True:
+        now = time.time()
+        if acquire(keys=[name], args=[now - _STALE_AFTER_S, limit, now, token]):
+            return
+        time.sleep(_POLL_S)
+
+
+def _until_redis_answers(attempt):
+    """`attempt()`, tried again while Redis is unreachable, for at most REDIS_OUTAGE_PATIENCE_S."""
+    deadline = time.monotonic() + float(settings.REDIS_OUTAGE_PATIENCE_S)
+    pause = 0.1
+    while True:
+        try:
+            return attempt()
+        except _redis_errors() as exc:
+            if time.monotonic() + pause > deadline:
+                raise
+            log.warning("Redis is not answering (%s); trying again in %.1f s", exc, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, _REDIS_RETRY_MAX_S)
+
+
+def _redis_errors() -> tuple[type[Exception], ...]:
+    import redis
+
+    # BusyLoadingError (a restarted Redis reading its file) is a ConnectionError.
+    return (redis.ConnectionError, redis.TimeoutError)
 
 
 @contextlib.contextmanager

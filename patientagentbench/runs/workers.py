@@ -109,12 +109,16 @@ def recover_lost_work() -> int:
     newly_lost = [worker_id for worker_id in silent if _mark_reaped(worker_id)]
     if newly_lost:
         log.warning("workers stopped beating: %s; resending queued jobs", ", ".join(newly_lost))
-        for hook in _lost_worker_hooks:
-            hook()
+        resend_queued_jobs()
     WorkerHeartbeat.objects.filter(
         seen_at__lt=Now() - PRUNE_AFTER, reaped_at__isnull=False
     ).delete()
     return taken
+
+
+def resend_queued_jobs() -> int:
+    """Send every queued job of active runs again; how many were sent."""
+    return sum(hook() or 0 for hook in _lost_worker_hooks)
 
 
 def _mark_reaped(worker_id: str) -> bool:

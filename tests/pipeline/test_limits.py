@@ -50,3 +50,28 @@ def test_redis_slots_cap_concurrency_and_are_released(settings):
     limits._redis_client = None
     assert _peak_concurrency(2) == 2
     assert limits.slots_in_use("test:endpoint") == 0
+
+
+def test_redis_away_is_waited_out_only_for_the_patience_set(settings):
+    import redis
+
+    settings.CONCURRENCY_REDIS_URL = f"redis://127.0.0.1:{_closed_port()}/0"
+    settings.REDIS_OUTAGE_PATIENCE_S = 0.5
+    limits._redis_client = None
+    started = time.monotonic()
+    try:
+        with pytest.raises(redis.ConnectionError):
+            with limits.provider_slot("test:away", 2):
+                pytest.fail("a slot was granted with no Redis to hold it")
+    finally:
+        limits._redis_client = None
+    # Tried again for the patience, then said so (not at once, not for ever).
+    assert 0.3 <= time.monotonic() - started < 5
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

@@ -1,0 +1,111 @@
+"""Real worker processes for fault tests: started in their own process groups on the test
+database (and Redis in CI, else the embedded broker), killed by id, and judged by the
+heartbeats they write."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from patientagentbench.celery import worker_argv
+from patientagentbench.models import Run, Trace, WorkerHeartbeat
+from patientagentbench.runs.execution import progress
+from tests.services import IN_CI, require_services
+
+ROOT = Path(__file__).resolve().parents[2]
+HEARTBEAT_S, DEAD_AFTER_S = 0.5, 3
+
+
+def database_url() -> str:
+    """The test database as a URL a worker process can open."""
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{connection.settings_dict['NAME']}"
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    host = f"{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}"
+    return f"postgres://{auth}@{host}/{s['NAME']}"
+
+
+def worker_env(tmp_path) -> dict:
+    env = {
+        **os.environ,
+        "WORKER_HEARTBEAT_S": str(HEARTBEAT_S),
+        "WORKER_DEAD_AFTER_S": str(DEAD_AFTER_S),
+        "DATABASE_URL": database_url(),
+    }
+    if connection.vendor == "postgresql" or IN_CI:
+        _, env["CELERY_BROKER_URL"] = require_services()
+        env["PAB_VAR_DIR"] = str(tmp_path)
+    else:
+        # The embedded default: the test database's SQLite file, and this process's broker
+        # folders (the run's messages are written there), emptied of older tests' messages.
+        assert settings.CELERY_BROKER_URL.startswith("filesystem")
+        env["PAB_VAR_DIR"] = str(settings.VAR_DIR)
+        for message in (settings.BROKER_DIR / "in").glob("*"):
+            message.unlink(missing_ok=True)
+    return env
+
+
+class Workers:
+    """Worker processes this test starts, each in its own process group, killed by id."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path, self.env = tmp_path, worker_env(tmp_path)
+        self.processes: list[subprocess.Popen] = []
+
+    def start(self, name: str, pool: str = "threads", concurrency: int = 4) -> subprocess.Popen:
+        log = (self.tmp_path / f"{name}.log").open("w")
+        process = subprocess.Popen(
+            worker_argv(concurrency, hostname=f"{name}-{os.getpid()}@%h", pool=pool),
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: killing it takes a prefork pool along
+        )
+        self.processes.append(process)
+        deadline = time.monotonic() + 90
+        while not WorkerHeartbeat.objects.filter(hostname__startswith=f"{name}-").exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                self.kill(process)
+                pytest.fail(f"worker {name} did not start:\n" + self.log(name))
+            time.sleep(0.2)
+        return process
+
+    def log(self, name: str) -> str:
+        return (self.tmp_path / f"{name}.log").read_text()
+
+    @staticmethod
+    def kill(process: subprocess.Popen) -> None:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill(process)
+
+
+def wait_until(condition, timeout: float, what: str, run: Run) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen within {timeout} s: {progress(run.pk)}")
+        time.sleep(0.1)
+
+
+def running_claims(run: Run) -> dict[int, str]:
+    return dict(
+        Trace.objects.filter(run=run, status=Trace.Status.RUNNING).values_list("pk", "worker")
+    )
