@@ -156,7 +156,10 @@ def time_queue(client, clinician, run, task, model) -> None:
         for n in range(QUEUE)
     )
     create_study(StudySpec(name="bench-queue"), [t.pk for t in traces], [clinician], None)
-    for label, url, status in (("next item", "/review/next/", 302), ("review home", "/review/", 200)):
+    for label, url, status in (
+        ("next item", "/review/next/", 302),
+        ("review home", "/review/", 200),
+    ):
         median, queries = timed(client, url, status)
         print(f"{label} with {QUEUE + 1} open items: median {median:.1f} ms, {queries} queries")
 

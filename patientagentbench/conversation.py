@@ -36,6 +36,29 @@ class EndReason(StrEnum):
     COMPLETED = "completed"  # imported from the paper's release, which records no reason
 
 
+# Each reason in words for the run page, and whether it is a limit a researcher tunes.
+END_REASON_LABELS: dict[str, tuple[str, bool]] = {
+    EndReason.PATIENT_ENDED: ("the patient ended it", False),
+    EndReason.USER_ENDED: ("answered", False),
+    EndReason.COMPLETED: ("completed", False),
+    EndReason.MAX_TURNS: ("hit the turn limit", True),
+    EndReason.MAX_ITERATIONS: ("hit the tool-call limit in one turn", True),
+    EndReason.REPEATED_CALL: ("the agent repeated one call three times", True),
+    EndReason.WALL_CLOCK: ("hit the wall-clock limit", True),
+    EndReason.SPEND_LIMIT: ("stopped at the spend limit", True),
+    EndReason.PATIENT_BROKEN: ("the LLM patient broke (not scored)", True),
+    EndReason.WORKER_LOST: ("lost its workers", True),
+    EndReason.ERROR: ("error", True),
+    EndReason.CANCELLED: ("cancelled", False),
+}
+
+
+def describe_end(reason: str) -> tuple[str, bool]:
+    """(label, hit a limit) of a stored end reason; one this code no longer knows (an old
+    or imported trace's) is shown as written."""
+    return END_REASON_LABELS.get(reason, (reason.replace("_", " "), False))
+
+
 class UserSide(Protocol):
     def opening(self) -> str: ...
 

@@ -40,5 +40,6 @@ urlpatterns = [
     path("research/", include("annotation.urls_research")),
     path("jury/", include("jury.urls")),
     path("healthz", home.healthz, name="healthz"),
+    path("favicon.ico", home.favicon, name="favicon"),
     path("django-admin/", admin.site.urls),
 ]

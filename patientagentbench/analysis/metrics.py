@@ -51,6 +51,7 @@ from patientagentbench.analysis.alignment import (
 )
 
 __all__ = [
+    "CELL_METRICS",
     "CallStats",
     "TraceData",
     "ac_aligned",

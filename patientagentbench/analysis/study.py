@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from patientagentbench.analysis.metrics import (
+    CELL_METRICS,
     TraceData,
     cell_metrics,
     divergence_steps,
@@ -55,34 +56,19 @@ __all__ = [
 IDENTITY_COLUMNS = ("model", "task_id", "category", "difficulty", "temperature")
 # Metrics that split-half reliability compares between odd and even repetitions.
 SPLIT_HALF_METRICS = ("tss", "ac", "ac_aligned")
+LIST_COLUMNS = ("divergence_steps", "pass_hat_k")
 NUMERIC_COLUMNS = (
     "n_runs",
     "n_valid",
     "n_error",
     "n_graded",
     "n_completed",
-    "tss",
-    "ac",
-    "ac_aligned",
-    "unique_sequences",
-    "divergence_point",
-    "output_exact_match",
-    "output_unique_responses",
-    "correct_rate",
-    "correct_rate_all_checks",
-    "tools_correct_rate",
-    "args_correct_rate",
-    "malformed_rate",
-    "calls_mean",
-    "calls_sd",
-    "calls_cv",
-    "calls_min",
-    "calls_max",
+    # n_scored counts what n_graded does; it stays among the extra columns at the end.
+    *(metric for metric in CELL_METRICS if metric not in ("n_scored", *LIST_COLUMNS)),
     *(f"{metric}_{half}" for metric in SPLIT_HALF_METRICS for half in ("odd", "even")),
     "paper_split_tss_odd",
     "paper_split_tss_even",
 )
-LIST_COLUMNS = ("divergence_steps", "pass_hat_k")
 # Why a cell is left out of the analysis (None for an analysed cell).
 NOTE_COLUMNS = ("excluded_reason",)
 # `frame.attrs[ATTRIBUTES_KEY]` names the columns that came from the cells' attributes.

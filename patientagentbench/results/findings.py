@@ -63,6 +63,26 @@ def _row(label: str, estimate: str = "—", ci: str = "", n: Any = None, detail:
     return {"label": label, "estimate": estimate, "ci": ci, "n": shown, "detail": detail}
 
 
+def _bootstrap_row(label: str, boot: Mapping[str, Any], fmt=number, detail: str = "") -> Row:
+    """A mean over cells with its bootstrap interval."""
+    return _row(
+        label,
+        fmt(boot["estimate"]),
+        interval(boot.get("ci_low"), boot.get("ci_high"), fmt, "bootstrap"),
+        boot.get("n"),
+        detail,
+    )
+
+
+def _versus_row(
+    label: str, first: Any, second: Any, counts: tuple[Any, Any], detail: str, fmt=number
+) -> Row:
+    """Two groups side by side: "first vs second", n as "n1 + n2"."""
+    return _row(
+        label, f"{fmt(first)} vs {fmt(second)}", n=f"{counts[0]} + {counts[1]}", detail=detail
+    )
+
+
 def _unavailable(label: str, result: Any, n: Any = None) -> Row | None:
     """A row that says why a test has no result; None when the result is fine."""
     if isinstance(result, Mapping) and "error" in result:
@@ -161,14 +181,7 @@ def _consistency(stats: Mapping[str, Any]) -> list[Row]:
         boot = _get(stats, "overall", metric, "bootstrap") or {}
         if boot.get("estimate") is None:
             continue
-        rows.append(
-            _row(
-                f"Mean {label} over cells",
-                number(boot["estimate"]),
-                interval(boot.get("ci_low"), boot.get("ci_high"), method="bootstrap"),
-                boot.get("n"),
-            )
-        )
+        rows.append(_bootstrap_row(f"Mean {label} over cells", boot))
     paired = stats.get("tss_vs_ac")
     missing = _unavailable("TSS exceeds AC within cells", paired)
     if missing:
@@ -259,11 +272,10 @@ def _correctness(stats: Mapping[str, Any]) -> list[Row]:
     rules = _get(stats, "settings", "pass_rules") or {}
     if strict.get("estimate") is not None and "paper" in rules:
         rows.append(
-            _row(
+            _bootstrap_row(
                 "Correctness under the strict rule (every check passes, output pattern too)",
-                percent(strict["estimate"]),
-                interval(strict.get("ci_low"), strict.get("ci_high"), percent, "bootstrap"),
-                strict.get("n"),
+                strict,
+                percent,
                 "The paper's code passes a run on its tool checks and half its argument "
                 "checks; its text says every criterion.",
             )
@@ -295,12 +307,14 @@ def _correctness(stats: Mapping[str, Any]) -> list[Row]:
         rows.append(missing)
     else:
         rows.append(
-            _row(
+            _versus_row(
                 f"Correctness at or above the median TSS ({number(split['tss_median'])}) vs below",
-                f"{percent(split['high_tss_correctness'])} vs {percent(split['low_tss_correctness'])}",
-                n=f"{split['n_high']} + {split['n_low']}",
-                detail=f"t = {number(split.get('t'))}, {p_value(split.get('p'))}; "
+                split["high_tss_correctness"],
+                split["low_tss_correctness"],
+                (split["n_high"], split["n_low"]),
+                f"t = {number(split.get('t'))}, {p_value(split.get('p'))}; "
                 f"Cohen's d = {number(split.get('cohens_d'))} (the paper's formula)",
+                percent,
             )
         )
     return rows
@@ -319,11 +333,12 @@ def _ambiguous(stats: Mapping[str, Any]) -> list[Row]:
             continue
         first, second = test["first"], test["second"]
         rows.append(
-            _row(
+            _versus_row(
                 f"{label}: ambiguous vs structured tasks",
-                f"{number(first['mean'])} vs {number(second['mean'])}",
-                n=f"{first['n']} + {second['n']}",
-                detail=_t_detail(test),
+                first["mean"],
+                second["mean"],
+                (first["n"], second["n"]),
+                _t_detail(test),
             )
         )
     return rows

@@ -102,6 +102,15 @@ def launchable_suites():
     return Suite.objects.exclude(kind=Suite.Kind.IMPORTED)
 
 
+# The form starts on the seed paper's suite when installed, not on whichever suite sorts first.
+DEFAULT_SUITE = "office-19"
+
+
+def default_suite() -> Suite | None:
+    suites = launchable_suites()
+    return suites.filter(name=DEFAULT_SUITE).first() or suites.first()
+
+
 def ids_in(values) -> list[int]:
     """The values that can be row ids; the rest (text, "²", 30 digits) are dropped, so a
     hand-edited query never reaches the database as an error."""
@@ -177,7 +186,7 @@ class LaunchForm(forms.Form):
     def __init__(self, *args, suite: Suite | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         chosen = suite_from(self.data.get("suite")) if self.is_bound else suite
-        self.chosen_suite = chosen or launchable_suites().first()
+        self.chosen_suite = chosen or default_suite()
         if self.chosen_suite is not None:
             self.initial.setdefault("suite", self.chosen_suite.pk)
         # Picking another suite asks for that suite's list (the launch view's #tasks).

@@ -1,7 +1,9 @@
-"""Where a login lands (staff on the runs, clinicians on their home) and the health check."""
+"""Where a login lands (staff on the runs, clinicians on their home), the health check and
+the /favicon.ico redirect."""
 
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.templatetags.static import static
 
 from patientagentbench.roles import ALL_ROLES, STAFF_ROLES, has_role, role_required
 
@@ -16,3 +18,9 @@ def home(request):
 
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
+
+
+def favicon(request):
+    """Clients that ignore the page's <link rel=icon> ask for /favicon.ico; the icon is an
+    SVG under static/, so send them there rather than keep a second copy."""
+    return redirect(static("favicon.svg"), permanent=True)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from patientagentbench.analysis.metrics import TraceData, cell_metrics
+from patientagentbench.analysis.metrics import CELL_METRICS, TraceData, cell_metrics
 from patientagentbench.analysis.study import (
     attribute_columns,
     cell_record,
@@ -155,3 +155,11 @@ def test_cells_frame_of_no_cells_has_every_column():
     for column in ("model", "task_id", "tss", "ac", "divergence_steps", "tss_odd"):
         assert column in frame
     assert attribute_columns(frame) == []
+
+
+def test_every_cell_metric_is_a_frame_column():
+    record = cell_record(model="m", task_id="t", traces=[trace(("a", {})), trace(("a", {}))])
+    frame = cells_frame([record])
+    assert set(CELL_METRICS) <= set(frame.columns)
+    # n_scored, the one cell metric the frame does not declare, stays an extra column at the end.
+    assert list(frame.columns)[-1] == "n_scored"

@@ -2,7 +2,13 @@
 
 import json
 
-from patientagentbench.conversation import TaskUser, run_conversation
+from patientagentbench.conversation import (
+    END_REASON_LABELS,
+    EndReason,
+    TaskUser,
+    describe_end,
+    run_conversation,
+)
 from patientagentbench.providers.types import Completion, ToolCall
 from patientagentbench.suites.install import SUITES_DIR
 from sandbox.office import OfficeWorld
@@ -154,3 +160,9 @@ def test_a_call_repeated_with_other_arguments_between_is_not_a_loop():
         system_prompt="sys",
     )
     assert result.end_reason == "user_ended" and len(result.calls) == 4
+
+
+def test_every_end_reason_has_words_and_an_unknown_one_is_shown_as_written():
+    assert set(END_REASON_LABELS) == set(EndReason)
+    assert describe_end(EndReason.MAX_TURNS) == ("hit the turn limit", True)
+    assert describe_end("some_old_reason") == ("some old reason", False)

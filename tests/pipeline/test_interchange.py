@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from patientagentbench.analysis.metrics import CELL_METRICS
 from patientagentbench.models import Run, Suite, Trace
 from patientagentbench.runs.launch import execute_inline, launch_run
 
@@ -161,9 +162,12 @@ def test_consistency_report_table_and_csv(office_suite, sim_models):
     table = run_cli("consistency_report", "--run", str(run.pk))
     assert "2 cells" in table and "tss" in table
     csv_text = run_cli("consistency_report", "--run", str(run.pk), "--format", "csv")
-    assert csv_text.splitlines()[0].startswith("model,task_id,temperature")
+    identity = ["model", "task_id", "temperature", "n_runs", "n_valid", "n_error"]
+    header = [*identity, *CELL_METRICS, "excluded_reason"]
+    assert csv_text.splitlines()[0].split(",") == header
     rows = json.loads(run_cli("consistency_report", "--run", str(run.pk), "--format", "json"))
     assert all(len(r["pass_hat_k"]) == r["n_valid"] == 3 for r in rows)
+    assert all(list(r) == header for r in rows)
 
 
 SAMPLE = GOLDEN.parent / "patientagentbench-sample" / "conversations.json"

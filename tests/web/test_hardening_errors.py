@@ -1,10 +1,12 @@
-"""Friendly 403/404/500 pages inside the site's layout; a 403 logged as one line; resuming
-a run that does not exist is a 404."""
+"""Friendly 403/404/500 pages inside the site's layout (a CSRF failure too); a 403 logged as
+one line; resuming a run that does not exist is a 404; /favicon.ico is not one."""
 
 import logging
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.http import HttpResponse
+from django.test import Client
 from django.urls import include, path, reverse
 
 pytestmark = pytest.mark.django_db
@@ -39,6 +41,26 @@ def test_403_is_a_page_in_the_layout(client, clinician):
     assert "<title>Not allowed · PatientAgentBench</title>" in body
     assert "ask an admin" in body and clinician.username in body
     assert "My reviews" in body  # the clinician's own navigation is still there
+
+
+def test_a_csrf_failure_is_the_site_403_page_saying_how_to_recover(clinician):
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(reverse("login"), {"username": "cleo", "password": "x"})
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert in_layout(body) and 'data-testid="error-403"' in body
+    assert "This form expired; reload the page and try again." in body
+    assert "ask an admin" not in body  # not a missing role
+    client.force_login(clinician)
+    response = client.post(reverse("logout"))
+    assert response.status_code == 403 and "This form expired" in response.content.decode()
+
+
+def test_favicon_ico_redirects_permanently_to_the_static_icon(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"] == "/static/favicon.svg"
+    assert finders.find("favicon.svg") is not None
 
 
 def test_403_is_logged_in_one_line_without_a_traceback(client, clinician, caplog):

@@ -215,6 +215,24 @@ def test_the_task_list_follows_the_chosen_suite(client, admin_user, office_suite
     assert "retrieve-001" not in body
 
 
+def _selected_suite(body: str) -> str:
+    select = body.split('name="suite"', 1)[1].split("</select>", 1)[0]
+    (name,) = re.findall(r"<option [^>]*selected[^>]*>([^<]*)</option>", select)
+    return name
+
+
+def test_the_launch_form_starts_on_office_19_when_it_is_installed(client, admin_user):
+    from patientagentbench.suites.case_sets import create_case_set
+    from patientagentbench.suites.install import install_all_suites
+
+    create_case_set("asthma-cases", 2, seed=3)  # sorts before office-19
+    client.force_login(admin_user)
+    assert _selected_suite(client.get(reverse("run_launch")).content.decode()) == "asthma-cases"
+    install_all_suites()
+    body = client.get(reverse("run_launch")).content.decode()
+    assert _selected_suite(body) == "office-19" and len(_task_options(body)) == 19
+
+
 def test_case_set_only_fields_are_marked(client, admin_user, office_suite):
     client.force_login(admin_user)
     body = client.get(reverse("run_launch")).content.decode()

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from patientagentbench.analysis.metrics import CELL_METRICS
 from patientagentbench.models import Run
 from patientagentbench.results.cells import compute_cells, run_traces
 from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES
@@ -15,25 +16,7 @@ COLUMNS = [
     "n_runs",
     "n_valid",
     "n_error",
-    "tss",
-    "ac",
-    "ac_aligned",
-    "unique_sequences",
-    "divergence_point",
-    "output_exact_match",
-    "output_unique_responses",
-    "correct_rate",
-    "correct_rate_all_checks",
-    "tools_correct_rate",
-    "args_correct_rate",
-    "n_scored",
-    "pass_hat_k",
-    "malformed_rate",
-    "calls_mean",
-    "calls_sd",
-    "calls_cv",
-    "calls_min",
-    "calls_max",
+    *CELL_METRICS,
     "excluded_reason",
 ]
 
