@@ -41,6 +41,7 @@ from patientagentbench.providers.redaction import redact
 from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.providers.types import CallContext, OutputSchema, ProviderError
 from patientagentbench.runs.claims import Claim, claim_row, held, max_attempts, release_lost
+from patientagentbench.runs.dispatch import send_each
 from patientagentbench.runs.limits import provider_slot
 from patientagentbench.runs.workers import (
     current_worker,
@@ -127,15 +128,7 @@ def enqueue_queued(jury_run_id: int) -> int:
     ids = JudgeJob.objects.filter(
         jury_run_id=jury_run_id, status=JudgeJob.Status.QUEUED
     ).values_list("pk", flat=True)
-    return _send(ids.iterator(chunk_size=2000))
-
-
-def _send(job_ids) -> int:
-    sent = 0
-    for job_id in job_ids:
-        score_job_task.delay(job_id)
-        sent += 1
-    return sent
+    return send_each(score_job_task, ids.iterator(chunk_size=2000))
 
 
 def execute_inline(jury_run: JuryRun) -> None:
@@ -465,7 +458,7 @@ def requeue_lost_jobs(live: list[str], jury_run_id: int | None = None) -> int:
     if released.requeued:
         log.warning("requeued %d judge jobs from lost workers", len(released.requeued))
         requeued = list(released.requeued)
-        transaction.on_commit(lambda: _send(requeued))
+        transaction.on_commit(lambda: send_each(score_job_task, requeued))
     ended = JudgeJob.objects.filter(pk__in=released.given_up).values_list("jury_run_id", flat=True)
     for affected in set(ended):
         finish_if_done(affected)
@@ -481,7 +474,7 @@ def resend_queued_jobs() -> int:
     ids = JudgeJob.objects.filter(
         status=JudgeJob.Status.QUEUED, jury_run__status__in=JuryRun.ACTIVE
     ).values_list("pk", flat=True)
-    return _send(ids.iterator(chunk_size=2000))
+    return send_each(score_job_task, ids.iterator(chunk_size=2000))
 
 
 def lost_jobs(jury_run_id: int) -> int:

@@ -278,9 +278,11 @@ CACHE_URL = env_str("CACHE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswi
 if CACHE_URL.startswith("redis"):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Redis away: a cache miss, not a 500 (patientagentbench.cache).
+            "BACKEND": "patientagentbench.cache.ForgivingRedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": "pab",
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 5},
         }
     }
 else:

@@ -29,6 +29,7 @@ from patientagentbench.providers.types import CallContext
 from patientagentbench.results.cells import recompute_run_metrics
 from patientagentbench.results.scoring import score_trace
 from patientagentbench.runs.claims import Claim, claim_row, held, max_attempts, release_lost
+from patientagentbench.runs.dispatch import send_each
 from patientagentbench.runs.limits import provider_slot
 from patientagentbench.runs.workers import current_worker, on_lost_claims, on_lost_worker
 from patientagentbench.runs.worlds import build_world
@@ -310,7 +311,7 @@ def requeue_lost_traces(live: list[str], run_id: int | None = None) -> int:
     if released.requeued:
         log.warning("requeued %d traces from lost workers", len(released.requeued))
         requeued = list(released.requeued)
-        transaction.on_commit(lambda: _send(requeued))
+        transaction.on_commit(lambda: send_each(execute_trace_job, requeued))
     ended = Trace.objects.filter(pk__in=released.given_up).values_list("run_id", flat=True)
     for affected in {*ended, *cancelled}:
         finish_run_if_done(affected)
@@ -328,15 +329,7 @@ def resend_queued_traces() -> int:
     ids = Trace.objects.filter(status=Trace.Status.QUEUED, run__status__in=Run.ACTIVE).values_list(
         "pk", flat=True
     )
-    return _send(ids.iterator(chunk_size=2000))
-
-
-def _send(trace_ids) -> int:
-    sent = 0
-    for trace_id in trace_ids:
-        execute_trace_job.delay(trace_id)
-        sent += 1
-    return sent
+    return send_each(execute_trace_job, ids.iterator(chunk_size=2000))
 
 
 def lost_traces(run_id: int) -> int:

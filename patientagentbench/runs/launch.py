@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from patientagentbench.conversation import EndReason
 from patientagentbench.models import ModelConfig, Run, Suite, Task, Trace
+from patientagentbench.runs.dispatch import send_each
 from patientagentbench.runs.execution import (
     STALE_INLINE,
     execute_trace,
@@ -50,10 +51,11 @@ def launch_run(
     enqueue: bool = True,
 ) -> Run:
     """Create the run and one queued trace per job; LaunchTooLarge (before anything is
-    written) when it breaks a limit in `runs.limits`."""
+    written) when it breaks a limit in `runs.limits`. `run.unsent` says how many jobs the
+    broker refused once the launch committed (they stay queued: `runs.dispatch`)."""
     temperatures = temperatures or [1.0]
     tasks = list(tasks) if tasks is not None else list(suite.tasks.all())
-    check_launch_size(
+    n_jobs = check_launch_size(
         tasks=len(tasks),
         models=len(models),
         temperatures=len(temperatures),
@@ -91,8 +93,9 @@ def launch_run(
         # A batch at a time: bulk_create would hold every row of a large run in memory.
         for batch in itertools.batched(jobs, TRACE_BATCH):
             Trace.objects.bulk_create(batch)
+        run.unsent = 0
         if enqueue:
-            transaction.on_commit(lambda: enqueue_queued(run.pk))
+            transaction.on_commit(lambda: setattr(run, "unsent", n_jobs - enqueue_queued(run.pk)))
     return run
 
 
@@ -106,11 +109,7 @@ def enqueue_queued(run_id: int) -> int:
     ids = Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).values_list(
         "pk", flat=True
     )
-    sent = 0
-    for trace_id in ids.iterator(chunk_size=2000):
-        execute_trace_job.delay(trace_id)
-        sent += 1
-    return sent
+    return send_each(execute_trace_job, ids.iterator(chunk_size=2000))
 
 
 def cancel_run(run_id: int) -> bool:

@@ -15,6 +15,8 @@ from patientagentbench.cases.validation import validate_case
 from patientagentbench.models import CaseSetJob, ModelConfig, Suite, Task
 from patientagentbench.prompts import CLINIC_SYSTEM_PROMPT
 from patientagentbench.providers.factory import build_provider
+from patientagentbench.runs.dispatch import send_each
+from patientagentbench.runs.workers import on_lost_worker
 
 
 class CaseSetError(ValueError):
@@ -87,8 +89,16 @@ def start_generation(*, name: str, count: int, seed: int, writer: str, created_b
     job = CaseSetJob.objects.create(
         name=name, count=count, seed=seed, writer=writer, created_by=created_by
     )
-    transaction.on_commit(lambda: generate_case_set_job.delay(job.pk))
+    transaction.on_commit(lambda: send_each(generate_case_set_job, [job.pk]))
     return job
+
+
+@on_lost_worker
+def resend_queued_case_sets() -> int:
+    """Queued generations sent again (a lost worker or a broker restart lost the message);
+    a generation is claimed once, so a copy does nothing."""
+    queued = CaseSetJob.objects.filter(status=CaseSetJob.Status.QUEUED)
+    return send_each(generate_case_set_job, list(queued.values_list("pk", flat=True)))
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -10,9 +10,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from patientagentbench.conversation import EndReason
-from patientagentbench.models import ModelConfig, Run, Suite, Trace
+from patientagentbench.conversation import describe_end
+from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, role_required
+from patientagentbench.runs.dispatch import broker_away
 from patientagentbench.runs.estimates import estimate
 from patientagentbench.runs.execution import lost_traces, progress
 from patientagentbench.runs.launch import cancel_run, launch_run, resume_run
@@ -22,6 +23,7 @@ from patientagentbench.transcripts import pretty, transcript_of
 from patientagentbench.views.forms import (
     LaunchForm,
     RunFilter,
+    default_suite,
     ids_in,
     parse_temperatures,
     suite_from,
@@ -54,6 +56,8 @@ def run_launch(request):
             created_by=request.user,
         )
         messages.success(request, f"Launched run {run.pk}.")
+        if run.unsent:
+            messages.warning(request, broker_away(run))
         return redirect("run_detail", pk=run.pk)
     return render(request, "runs/launch.html", {"form": form, "preview": _preview(request)})
 
@@ -65,12 +69,10 @@ def run_preview(request):
 
 def _preview(request) -> dict | None:
     """Jobs and cost of what the form holds so far. Half-typed values never fail: a suite
-    that is not a launchable one's id means the first suite, tasks and models that are not
+    that is not a launchable one's id means the default suite, tasks and models that are not
     ids or not the suite's are left out, and bad runs or temperatures say what to fix."""
     source = request.POST if request.method == "POST" else request.GET
-    suite = (
-        suite_from(source.get("suite")) or Suite.objects.exclude(kind=Suite.Kind.IMPORTED).first()
-    )
+    suite = suite_from(source.get("suite")) or default_suite()
     if suite is None:
         return None
     task_ids = ids_in(source.getlist("tasks"))
@@ -169,34 +171,14 @@ def _run_context(run: Run) -> dict:
     }
 
 
-# How a conversation ended, in words; the limits are the ones a researcher tunes.
-ENDINGS = {
-    EndReason.PATIENT_ENDED: ("the patient ended it", False),
-    EndReason.USER_ENDED: ("answered", False),
-    EndReason.COMPLETED: ("completed", False),
-    EndReason.MAX_TURNS: ("hit the turn limit", True),
-    EndReason.MAX_ITERATIONS: ("hit the tool-call limit in one turn", True),
-    EndReason.REPEATED_CALL: ("the agent repeated one call three times", True),
-    EndReason.WALL_CLOCK: ("hit the wall-clock limit", True),
-    EndReason.SPEND_LIMIT: ("stopped at the spend limit", True),
-    EndReason.PATIENT_BROKEN: ("the LLM patient broke (not scored)", True),
-    EndReason.WORKER_LOST: ("lost its workers", True),
-    EndReason.ERROR: ("error", True),
-    EndReason.CANCELLED: ("cancelled", False),
-}
-
-
 def _endings(traces) -> list[dict]:
     """How many conversations ended which way, most common first."""
     counts = Counter(t.end_reason for t in traces if t.end_reason)
-    return [
-        {
-            "label": ENDINGS.get(reason, (reason.replace("_", " "), False))[0],
-            "limit": ENDINGS.get(reason, ("", False))[1],
-            "count": count,
-        }
-        for reason, count in counts.most_common()
-    ]
+    endings = []
+    for reason, count in counts.most_common():
+        label, limit = describe_end(reason)
+        endings.append({"label": label, "limit": limit, "count": count})
+    return endings
 
 
 def _cell_grid(traces) -> dict:

@@ -1,7 +1,7 @@
 """Redis restarted in the middle of a run: the run recovers by itself, every trace once.
 
 A private redis-server (so the shared one is never touched) is the broker, the cache and the
-provider-slot store of a real worker process. The run is launched from the command line, as
+provider-slot store of two real worker processes. The run is launched from the command line, as
 an operator would; with traces running, Redis is killed and started again on the same port,
 either empty (no persistence: every queued and fetched message is gone) or from its
 append-only file (the messages survive; the ones the worker had fetched stay unacknowledged).
@@ -107,7 +107,8 @@ def test_a_run_recovers_from_a_redis_restart(workers, office_suite, slow_model, 
         CACHE_URL=private_redis.url,
         CONCURRENCY_REDIS_URL=private_redis.url,
     )
-    workers.start("steady", pool="threads", concurrency=4)
+    workers.start("left", pool="threads", concurrency=2)
+    workers.start("right", pool="threads", concurrency=2)
     run = launch_from_the_command_line(workers.env)
     wait_until(
         lambda: progress(run.pk)["done"] >= 3 and len(running_claims(run)) >= 2,
@@ -129,4 +130,8 @@ def test_a_run_recovers_from_a_redis_restart(workers, office_suite, slow_model, 
     # No worker died, so no trace ran twice: messages sent again were claimed once.
     assert {t["attempts"] for t in traces} == {1}
     assert all(t["worker"] == "" for t in traces)
-    assert all(p.poll() is None for p in workers.processes), "the worker exited"
+    assert all(p.poll() is None for p in workers.processes), "a worker exited"
+    # Both reconnected; one of them sent the queued jobs again.
+    logs = workers.log("left") + workers.log("right")
+    assert logs.count("broker connection restored; sent") == 1, logs[-3000:]
+    assert logs.count("broker connection restored; another worker sends") == 1

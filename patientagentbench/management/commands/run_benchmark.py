@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.models import ModelConfig, Run, Suite
 from patientagentbench.runs import limits
+from patientagentbench.runs.dispatch import broker_away
 from patientagentbench.runs.execution import lost_traces, progress
 from patientagentbench.runs.launch import launch_run
 from patientagentbench.runs.workers import progress_bar, progress_words, worker_appears
@@ -75,6 +76,8 @@ class Command(BaseCommand):
             patient_model=patient,
         )
         self.stdout.write(str(run.pk))
+        if run.unsent:
+            self.stderr.write(broker_away(run))
         if options["wait"]:
             self._wait(run)
 

@@ -1,0 +1,101 @@
+"""`manage.py serve` (what `make demo` runs): a worker that dies is started again while the
+web app keeps answering, and Ctrl-C stops both."""
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def children(pid: int) -> dict[int, str]:
+    """Direct child processes of `pid` and their command lines."""
+    found = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+            found[int(child)] = cmdline.decode()
+    return found
+
+
+def eventually(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.2)
+    pytest.fail(f"{what} did not happen within {timeout} s")
+
+
+def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path):
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "CELERY_BROKER_URL": "filesystem://",
+        "CACHE_URL": "",
+        "PAB_VAR_DIR": str(tmp_path),
+        "WORKER_HEARTBEAT_S": "0.5",
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w")
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--concurrency", "1"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    login = f"http://127.0.0.1:{port}/accounts/login/"
+
+    def web_answers() -> bool:
+        try:
+            return urllib.request.urlopen(login, timeout=2).status == 200
+        except OSError:
+            return False
+
+    def worker() -> int | None:
+        found = [pid for pid, cmd in children(serve.pid).items() if " celery " in f" {cmd} "]
+        return found[0] if found else None
+
+    def heartbeats() -> set[str]:
+        with sqlite3.connect(tmp_path / "db.sqlite3") as db:
+            rows = db.execute("select hostname from patientagentbench_workerheartbeat")
+            return {row[0] for row in rows}
+
+    try:
+        eventually(web_answers, 60, "the web app answering")
+        first = eventually(worker, 30, "a worker starting")
+        before = eventually(heartbeats, 60, "the worker beating")
+
+        os.kill(first, signal.SIGKILL)
+        second = eventually(lambda: (w := worker()) and w != first and w, 30, "a new worker")
+        eventually(lambda: heartbeats() - before, 60, "the new worker beating")
+        assert web_answers()
+        assert serve.poll() is None
+    finally:
+        serve.send_signal(signal.SIGINT)
+        code = serve.wait(timeout=30)
+        log.close()
+    output = (tmp_path / "serve.log").read_text()
+    assert "The worker stopped (exit code -9); starting it again." in output
+    assert code == 0, output[-2000:]
+    assert (
+        not Path(f"/proc/{second}").exists()
+        or "zombie" in Path(f"/proc/{second}/status").read_text()
+    )
