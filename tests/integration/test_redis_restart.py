@@ -10,9 +10,7 @@ Either way the run must finish with every trace done exactly once and nothing er
 
 import shutil
 import signal
-import socket
 import subprocess
-import sys
 import time
 
 import pytest
@@ -20,18 +18,17 @@ import redis
 
 from patientagentbench.models import Run
 from patientagentbench.runs.execution import progress
-from tests.integration.workers import ROOT, running_claims, wait_until
+from tests.integration.workers import (
+    free_port,
+    launch_from_the_command_line,
+    running_claims,
+    wait_until,
+)
 from tests.services import IN_CI
 
 REPETITIONS = 2  # 19 tasks × 2: 38 traces of two 0.25 s calls each
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class PrivateRedis:
@@ -87,20 +84,6 @@ def private_redis(request, tmp_path):
         server.kill()
 
 
-def launch_from_the_command_line(env: dict) -> Run:
-    launched = subprocess.run(
-        [sys.executable, "manage.py", "run_benchmark", "--suite", "office-19"]
-        + ["--models", "slowish", "--runs", str(REPETITIONS)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert launched.returncode == 0, launched.stderr
-    return Run.objects.get(pk=int(launched.stdout.split()[-1]))
-
-
 def test_a_run_recovers_from_a_redis_restart(workers, office_suite, slow_model, private_redis):
     workers.env.update(
         CELERY_BROKER_URL=private_redis.url,
@@ -109,7 +92,9 @@ def test_a_run_recovers_from_a_redis_restart(workers, office_suite, slow_model, 
     )
     workers.start("left", pool="threads", concurrency=2)
     workers.start("right", pool="threads", concurrency=2)
-    run = launch_from_the_command_line(workers.env)
+    run, _ = launch_from_the_command_line(
+        workers.env, "--models", "slowish", "--runs", str(REPETITIONS)
+    )
     wait_until(
         lambda: progress(run.pk)["done"] >= 3 and len(running_claims(run)) >= 2,
         90,

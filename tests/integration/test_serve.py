@@ -3,7 +3,6 @@ web app keeps answering, and Ctrl-C stops both."""
 
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -13,13 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.integration.workers import ROOT, free_port
 
 
 def children(pid: int) -> dict[int, str]:

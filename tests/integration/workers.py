@@ -4,7 +4,9 @@ heartbeats they write."""
 
 import os
 import signal
+import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +21,28 @@ from tests.services import IN_CI, require_services
 
 ROOT = Path(__file__).resolve().parents[2]
 HEARTBEAT_S, DEAD_AFTER_S = 0.5, 3
+
+
+def free_port() -> int:
+    """A port nothing listens on (right now)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def launch_from_the_command_line(env: dict, *options: str) -> tuple[Run, str]:
+    """`manage.py run_benchmark --suite office-19 OPTIONS` in its own process, as an operator
+    launches: the run it printed, and what it said on stderr."""
+    launched = subprocess.run(
+        [sys.executable, "manage.py", "run_benchmark", "--suite", "office-19", *options],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert launched.returncode == 0, launched.stderr
+    return Run.objects.get(pk=int(launched.stdout.split()[-1])), launched.stderr
 
 
 def database_url() -> str:

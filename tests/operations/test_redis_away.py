@@ -1,11 +1,6 @@
 """Redis away from the web side: launching a run or a case set keeps everything (the jobs wait
 queued and go out when a worker reconnects), and pages that read the cache still answer."""
 
-import socket
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from django.test import override_settings
 from django.urls import reverse
@@ -14,22 +9,16 @@ from patientagentbench.celery import app as celery_app
 from patientagentbench.models import CaseSetJob, Run, Trace
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.runs.workers import resend_queued_jobs
+from tests.integration.workers import database_url, free_port, launch_from_the_command_line
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
 def broker_away():
     """This process's Celery app sending to a Redis nobody listens on."""
     saved = celery_app.conf.broker_write_url
-    url = f"redis://127.0.0.1:{closed_port()}/0"
+    url = f"redis://127.0.0.1:{free_port()}/0"
 
     def send_to(to):
         celery_app.conf.broker_write_url = to
@@ -84,30 +73,20 @@ def test_queued_jobs_go_out_when_the_broker_is_back(
 
 
 def test_the_command_line_says_the_broker_is_away(office_suite, sim_models, tmp_path):
-    from tests.integration.workers import database_url
-
     env = {
         "PATH": "/usr/bin:/bin",
         "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": f"redis://127.0.0.1:{closed_port()}/0",
+        "CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0",
         "PAB_VAR_DIR": str(tmp_path),
     }
-    launched = subprocess.run(
-        [sys.executable, "manage.py", "run_benchmark", "--suite", "office-19"]
-        + ["--models", sim_models[0].name, "--tasks", "retrieve-001,retrieve-002"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    run, said = launch_from_the_command_line(
+        env, "--models", sim_models[0].name, "--tasks", "retrieve-001,retrieve-002"
     )
-    assert launched.returncode == 0, launched.stderr
-    run = Run.objects.get(pk=int(launched.stdout.split()[-1]))
     queued = run.traces.filter(status=Trace.Status.QUEUED).count()
     assert queued == run.traces.count() == 2 * run.repetitions
-    assert "The job queue is not answering" in launched.stderr
-    assert f"{queued} jobs queued" in launched.stderr
-    assert "Traceback" not in launched.stderr
+    assert "The job queue is not answering" in said
+    assert f"{queued} jobs queued" in said
+    assert "Traceback" not in said
 
 
 def test_a_case_set_asked_for_with_the_broker_away_waits_queued(
@@ -129,7 +108,7 @@ def test_a_case_set_asked_for_with_the_broker_away_waits_queued(
 
 @pytest.fixture
 def cache_away():
-    url = f"redis://127.0.0.1:{closed_port()}/0"
+    url = f"redis://127.0.0.1:{free_port()}/0"
     backend = {
         "BACKEND": "patientagentbench.cache.ForgivingRedisCache",
         "LOCATION": url,
