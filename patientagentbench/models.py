@@ -317,6 +317,11 @@ class CaseSetJob(models.Model):
     writer = models.CharField(max_length=200, default="template")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True)
+    # A claim, as a trace's (runs.claims): which worker process holds it, and how often one did.
+    worker = models.CharField(max_length=255, blank=True, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
     suite = models.ForeignKey(Suite, null=True, blank=True, on_delete=models.SET_NULL)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

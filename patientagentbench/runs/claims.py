@@ -67,7 +67,8 @@ def release_lost(
     stale_inline: timedelta | None = None,
 ) -> Released:
     """Take back the running jobs in `queryset` whose worker is not among `live_workers`:
-    queued again, or ended with `give_up`'s fields once they used JOB_MAX_ATTEMPTS attempts.
+    queued again, or ended as an error (`give_up`'s fields, which may name another status)
+    once they used JOB_MAX_ATTEMPTS attempts.
     Jobs run inline (no worker) are taken back only when `stale_inline` says they started
     that long ago. Each row changes under a condition on its claim, so when several workers
     recover at once each job is taken back once."""
@@ -84,7 +85,8 @@ def release_lost(
     for pk, worker, attempts in rows:
         claim = held(queryset.model, Claim(pk, worker, attempts))
         if attempts >= limit:
-            if claim.update(status=ERROR, worker="", finished_at=timezone.now(), **give_up):
+            ended = {"status": ERROR, "worker": "", "finished_at": timezone.now()} | give_up
+            if claim.update(**ended):
                 released.given_up.append(pk)
         elif claim.update(status=QUEUED, worker=""):
             released.requeued.append(pk)

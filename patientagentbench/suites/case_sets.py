@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.db import transaction
+from django.utils import timezone
 
 from patientagentbench.cases.generate import generate_case_set, summarize
 from patientagentbench.cases.validation import validate_case
 from patientagentbench.models import CaseSetJob, ModelConfig, Suite, Task
 from patientagentbench.prompts import CLINIC_SYSTEM_PROMPT
 from patientagentbench.providers.factory import build_provider
+from patientagentbench.runs.claims import claim_row, held, max_attempts, release_lost
 from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.workers import on_lost_worker
+from patientagentbench.runs.workers import current_worker, on_lost_claims, on_lost_worker
 
 
 class CaseSetError(ValueError):
@@ -107,11 +109,10 @@ def generate_case_set_job(job_id: int) -> None:
 
 
 def run_generation_job(job_id: int) -> None:
-    """Claimed once (queued → running), so a redelivered job does nothing."""
-    claimed = CaseSetJob.objects.filter(pk=job_id, status=CaseSetJob.Status.QUEUED).update(
-        status=CaseSetJob.Status.RUNNING
-    )
-    if not claimed:
+    """Claimed once (queued → running, naming this worker), so a redelivered job does
+    nothing, and one taken back from a lost worker is finished by one worker only."""
+    claim = claim_row(CaseSetJob.objects.all(), job_id, current_worker())
+    if claim is None:
         return
     job = CaseSetJob.objects.get(pk=job_id)
     try:
@@ -119,8 +120,28 @@ def run_generation_job(job_id: int) -> None:
             job.name, job.count, job.seed, job.writer, writer_provider(job.writer)
         )
     except Exception as exc:  # noqa: BLE001 - the researcher sees why it failed
-        CaseSetJob.objects.filter(pk=job_id).update(
-            status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}"
-        )
+        _finish(claim, status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
         return
-    CaseSetJob.objects.filter(pk=job_id).update(status=CaseSetJob.Status.DONE, suite=suite)
+    _finish(claim, status=CaseSetJob.Status.DONE, suite=suite)
+
+
+def _finish(claim, **fields) -> None:
+    held(CaseSetJob, claim).update(worker="", finished_at=timezone.now(), **fields)
+
+
+@on_lost_claims
+def requeue_lost_case_sets(live: list[str]) -> int:
+    """Generations held by workers no longer beating: queued and sent again, or failed after
+    JOB_MAX_ATTEMPTS (a set that kills its worker every time)."""
+    released = release_lost(
+        CaseSetJob.objects.all(),
+        live,
+        give_up={
+            "status": CaseSetJob.Status.FAILED,
+            "error": f"Its worker stopped while generating it {max_attempts()} times; "
+            "not tried again.",
+        },
+    )
+    if released.requeued:
+        transaction.on_commit(lambda: send_each(generate_case_set_job, released.requeued))
+    return len(released.requeued)

@@ -349,3 +349,58 @@ def test_a_redis_broker_gets_a_visibility_timeout_longer_than_the_longest_job(mo
     finally:
         monkeypatch.undo()
         importlib.reload(project_settings)
+
+
+# --- case-set generation jobs ------------------------------------------------------------------
+
+
+@pytest.fixture
+def generations(monkeypatch):
+    """Generation messages sent to workers, kept instead of going to the broker."""
+    from patientagentbench.suites import case_sets
+
+    ids = []
+    monkeypatch.setattr(case_sets.generate_case_set_job, "delay", ids.append)
+    return ids
+
+
+def test_a_case_set_lost_with_its_worker_is_generated_again_once(generations, monkeypatch):
+    from patientagentbench.models import CaseSetJob, Suite
+    from patientagentbench.runs.claims import claim_row
+    from patientagentbench.suites import case_sets
+
+    job = CaseSetJob.objects.create(name="lost-set", count=3, seed=5)
+    # A worker claims it (as run_generation_job does first) and is killed mid-generation.
+    dead = as_worker("gone@box#1#aa", seconds_ago=60)
+    assert claim_row(CaseSetJob.objects.all(), job.pk, dead) is not None
+
+    workers.recover_lost_work()  # a live worker's heartbeat
+    job.refresh_from_db()
+    assert (job.status, job.worker, job.attempts) == ("queued", "", 1)
+    assert generations == [job.pk]
+
+    monkeypatch.setattr(workers, "_identity", as_worker("alive@box#2#bb"))
+    case_sets.run_generation_job(job.pk)
+    case_sets.run_generation_job(job.pk)  # delivered twice: generated once
+    job.refresh_from_db()
+    assert (job.status, job.worker, job.attempts) == ("done", "", 2)
+    assert Suite.objects.filter(name="lost-set").count() == 1
+    assert job.finished_at is not None and job.suite.tasks.count() == 3
+
+
+def test_a_case_set_whose_worker_dies_every_time_fails_with_the_reason(generations):
+    from patientagentbench.models import CaseSetJob
+
+    job = CaseSetJob.objects.create(
+        name="deadly-set",
+        count=3,
+        seed=5,
+        status="running",
+        worker=as_worker("gone@box#3#cc", seconds_ago=60),
+        attempts=settings.JOB_MAX_ATTEMPTS,
+    )
+    workers.recover_lost_work()
+    job.refresh_from_db()
+    assert job.status == "failed" and job.worker == ""
+    assert f"stopped while generating it {settings.JOB_MAX_ATTEMPTS} times" in job.error
+    assert generations == []
