@@ -3,7 +3,7 @@ writes one row, attributable and timestamped. Rows are only ever added."""
 
 from __future__ import annotations
 
-from annotation.models import AuditEvent
+from annotation.models import AuditEvent, Item
 
 
 def record(actor, action: str, *, study=None, item=None, assignment=None, **detail) -> None:
@@ -19,15 +19,22 @@ def record_assigned(actor, study, assignments) -> None:
 
 
 def _event(actor, action, study, item, assignment, detail) -> dict:
-    if assignment is not None and item is None:
-        item = assignment.item
-    if item is not None and study is None:
-        study = item.study
+    # Ids, not rows: an autosave writes one of these, and loading the item and study for it
+    # cost two queries each time.
+    item_id = item.pk if item is not None else getattr(assignment, "item_id", None)
+    if study is not None:
+        study_id = study.pk
+    elif item is not None:
+        study_id = item.study_id
+    elif item_id is not None:
+        study_id = Item.objects.values_list("study_id", flat=True).get(pk=item_id)
+    else:
+        study_id = None
     return {
         "actor": actor if getattr(actor, "pk", None) else None,
         "action": action,
-        "study": study,
-        "item": item,
+        "study_id": study_id,
+        "item_id": item_id,
         "assignment": assignment,
         "detail": detail,
     }

@@ -259,7 +259,13 @@ def save_draft(assignment: Assignment, answer: dict, seconds: int, actor) -> Non
         locked.draft_saved_at = timezone.now()
         locked.seconds_on_item += seconds
         locked.save(update_fields=["draft", "draft_saved_at", "seconds_on_item"])
-        audit.record(actor, "draft_saved", assignment=locked, scores=answer.get("scores", {}))
+        audit.record(
+            actor,
+            "draft_saved",
+            item=assignment.item,
+            assignment=locked,
+            scores=answer.get("scores", {}),
+        )
     assignment.draft, assignment.draft_saved_at = locked.draft, locked.draft_saved_at
 
 
@@ -280,7 +286,7 @@ def submit(assignment: Assignment, answer: dict, nonce: str, seconds: int, actor
         submission = _store(locked, answer, nonce, version=1, reason="")
         locked.status, locked.draft = Assignment.Status.SUBMITTED, answer
         locked.save(update_fields=["status", "draft", "seconds_on_item"])
-        audit.record(actor, "submitted", assignment=locked, version=1)
+        audit.record(actor, "submitted", item=assignment.item, assignment=locked, version=1)
     return submission
 
 
@@ -311,7 +317,9 @@ def revise(
         submission = _store(
             locked, answer, nonce, version=previous.version + 1, reason=reason.strip()[:MAX_TEXT]
         )
-        audit.record(actor, "revised", assignment=locked, version=submission.version)
+        audit.record(
+            actor, "revised", item=assignment.item, assignment=locked, version=submission.version
+        )
     return submission
 
 

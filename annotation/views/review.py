@@ -228,7 +228,10 @@ def revise(request, code: str):
 
 def _answer(request, assignment: Assignment) -> dict:
     dimensions = dimensions_of(assignment, rubric_of(assignment.item.study))
-    anchors = material_for(assignment).transcript.anchors
+    # Anchors check comments only; most autosaves carry none, and building the conversation
+    # to list them was a third of a draft save.
+    has_comments = any(request.POST.getlist("comment-anchor"))
+    anchors = material_for(assignment).transcript.anchors if has_comments else frozenset()
     return answer_from_post(request.POST, dimensions, anchors)
 
 
