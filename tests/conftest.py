@@ -2,6 +2,7 @@ import os
 
 import pytest
 from django.contrib.auth.models import Group, User
+from hypothesis import settings as hypothesis_settings
 
 from patientagentbench.models import ModelConfig
 from patientagentbench.roles import ADMIN, CLINICIAN, RESEARCHER
@@ -12,6 +13,11 @@ from patientagentbench.suites.install import install_all_suites
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PASSWORD = "correct-horse-battery"
+
+# No per-example deadline: speed is measured in benchmarks/, and a loaded CI machine made
+# hypothesis fail a property test for taking 305 ms once. Tests that set their own keep it.
+hypothesis_settings.register_profile("pab", deadline=None)
+hypothesis_settings.load_profile("pab")
 
 
 def _person(username: str, *roles: str) -> User:
