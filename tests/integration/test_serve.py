@@ -1,6 +1,8 @@
 """`manage.py serve` (what `make demo` runs): a worker that dies is started again while the
-web app keeps answering, and Ctrl-C stops both."""
+web app keeps answering, and Ctrl-C or SIGTERM stops both (also when started in the
+background, where SIGINT arrives ignored)."""
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -35,7 +37,8 @@ def eventually(condition, timeout: float, what: str):
     pytest.fail(f"{what} did not happen within {timeout} s")
 
 
-def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path, stop):
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
@@ -53,6 +56,8 @@ def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path):
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        # As a shell starts a background job: SIGINT ignored until the program says otherwise.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     login = f"http://127.0.0.1:{port}/accounts/login/"
 
@@ -81,14 +86,24 @@ def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path):
         eventually(lambda: heartbeats() - before, 60, "the new worker beating")
         assert web_answers()
         assert serve.poll() is None
+        web = next(pid for pid, cmd in children(serve.pid).items() if "runserver" in cmd)
     finally:
-        serve.send_signal(signal.SIGINT)
-        code = serve.wait(timeout=30)
-        log.close()
+        left = list(children(serve.pid)) if serve.poll() is None else []
+        serve.send_signal(stop)
+        try:
+            code = serve.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            for pid in [*left, serve.pid]:  # leave no server behind for the next test
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            log.close()
     output = (tmp_path / "serve.log").read_text()
     assert "The worker stopped (exit code -9); starting it again." in output
     assert code == 0, output[-2000:]
-    assert (
-        not Path(f"/proc/{second}").exists()
-        or "zombie" in Path(f"/proc/{second}/status").read_text()
-    )
+    for child in (second, web):  # both children stopped with it
+        assert (
+            not Path(f"/proc/{child}").exists()
+            or "zombie" in Path(f"/proc/{child}/status").read_text()
+        )

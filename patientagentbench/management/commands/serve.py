@@ -14,6 +14,10 @@ from patientagentbench.celery import worker_argv
 MAX_WORKER_RESTARTS_PER_MINUTE = 5
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 class Command(BaseCommand):
     help = (
         "Serve the web app and a Celery worker together until Ctrl-C (the demo's runner); "
@@ -26,6 +30,10 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=4, help="Worker threads")
 
     def handle(self, *args, **options):
+        # Ctrl-C, and a SIGTERM from a service manager or `docker stop`, stop both children;
+        # set explicitly because a shell starting this in the background ignores SIGINT.
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(stop_signal, _interrupt)
         worker = self._start_worker(options["concurrency"])
         web = subprocess.Popen(
             [
