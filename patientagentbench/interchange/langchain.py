@@ -25,9 +25,9 @@ from patientagentbench.interchange.schema import (
     Place,
     Strict,
     first_problem,
-    generic_records,
     load,
     name_of,
+    nested_place,
     one_of,
     scan,
     text_of,
@@ -159,18 +159,14 @@ def _check_blocks(raw_messages: list, index: int, place: Place) -> None:
 
 def _place(data: list) -> Place:
     """Problems are placed "conversation 1 (case-7), message 2, tool_calls[0]"."""
-
-    def records(steps: list[tuple[str, int]]) -> list[str]:
-        if not steps:
-            return ["the file"]
-        (_, index), *rest = steps
-        names = [f"conversation {index}{_label(data[index])}"]
-        if rest and rest[0][0] == "conversation":
-            names.append(f"message {rest[0][1]}")
-            rest = rest[1:]
-        return names + generic_records(rest)
-
-    return Place(records)
+    return nested_place(
+        data,
+        outer="conversation",
+        label=_label,
+        inner_key="conversation",
+        inner="message",
+        nothing="the file",
+    )
 
 
 def _label(record: Any) -> str:

@@ -37,8 +37,8 @@ from patientagentbench.interchange.schema import (
     Repetition,
     Strict,
     first_problem,
-    generic_records,
     name_of,
+    nested_place,
     scan,
     text_of,
 )
@@ -208,18 +208,15 @@ def _trace(record: _TraceIn, where: str, task_id: str) -> ReleaseTrace:
 
 def _place(data: list) -> Place:
     """Problems inside a cell are placed "cell 2 (retrieve-001 / m), trace 1, tool_calls[0]"."""
-
-    def records(steps: list[tuple[str, int]]) -> list[str]:
-        if not steps:
-            return ["release"]
-        (_, index), *rest = steps
-        names = [f"cell {index}{_label(data[index])}"]
-        if rest and rest[0][0] == "traces":
-            names.append(f"trace {rest[0][1]}")
-            rest = rest[1:]
-        return names + generic_records(rest)
-
-    return Place(records, colon=False)
+    return nested_place(
+        data,
+        outer="cell",
+        label=_label,
+        inner_key="traces",
+        inner="trace",
+        nothing="release",
+        colon=False,
+    )
 
 
 def _label(cell: Any) -> str:

@@ -377,6 +377,32 @@ class Place:
         return f"{where}: field '{field}' {text}"
 
 
+def nested_place(
+    data: list,
+    *,
+    outer: str,
+    label: Callable[[Any], str],
+    inner_key: str,
+    inner: str,
+    nothing: str,
+    colon: bool = True,
+) -> Place:
+    """Records of a top-level array holding a list of records each: "cell 2 (…), trace 1,
+    tool_calls[0]" (`outer` "cell", `inner_key` "traces", `inner` "trace")."""
+
+    def records(steps: list[tuple[str, int]]) -> list[str]:
+        if not steps:
+            return [nothing]
+        (_, index), *rest = steps
+        names = [f"{outer} {index}{label(data[index])}"]
+        if rest and rest[0][0] == inner_key:
+            names.append(f"{inner} {rest[0][1]}")
+            rest = rest[1:]
+        return names + generic_records(rest)
+
+    return Place(records, colon=colon)
+
+
 def generic_records(steps: list[tuple[str, int]]) -> list[str]:
     """`tool_calls[0]`, `correctness.checks[2]`, `final_state.rows[1][0]`."""
     names: list[str] = []
