@@ -20,10 +20,11 @@ from datetime import datetime
 from django.db import transaction
 
 from annotation import audit
-from annotation.calibration import SCORES, disagreements
-from annotation.models import Adjudication, Assignment, Item, Study, Submission
+from annotation.calibration import disagreements
+from annotation.models import Adjudication, Item, Study, Submission
 from annotation.reviewing import ReviewMaterial, material_for
-from jury.rubric import Level, Rubric, cached_rubric
+from ratings.rubric import Level, Rubric, cached_rubric
+from ratings.scale import SCORES
 
 MAX_REASON = 4000
 
@@ -70,9 +71,7 @@ def rubric_of(study: Study) -> Rubric:
 
 def current_submissions(study: Study, item_ids=None) -> dict[int, list[dict]]:
     """Item id → each clinician's current submission (code, scores, justifications, flags)."""
-    rows = Submission.objects.filter(is_current=True, assignment__item__study=study).exclude(
-        assignment__status=Assignment.Status.WITHDRAWN
-    )
+    rows = Submission.objects.current().filter(assignment__item__study=study)
     if item_ids is not None:
         rows = rows.filter(assignment__item_id__in=item_ids)
     by_item: dict[int, list[dict]] = defaultdict(list)

@@ -37,8 +37,9 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
-SCORES = (1, 2, 3, 4, 5)
-PASS_THRESHOLD = 3  # pass/fail: a score of 3 or more passes (jury.aggregate.PASS_THRESHOLD)
+from ratings.alpha import alpha_undefined, no_variation
+from ratings.scale import PASS_THRESHOLD, SCORES
+
 OK = "ok"
 NOT_APPLICABLE = "not_applicable"
 STATUSES = (OK, NOT_APPLICABLE, "unparseable", "error")
@@ -634,7 +635,8 @@ def _alphas(rows: dict[str, dict[str, int]], options: _Options) -> Alphas:
     """Krippendorff's alpha at each level; units are items, raters the keys of each row."""
     raters = sorted({r for by_rater in rows.values() for r in by_rater})
     pairable = {item: s for item, s in sorted(rows.items()) if len(s) >= 2}
-    reason = _alpha_undefined(len(raters), pairable)
+    # Variation is checked per level in _library_alpha (pass/fail can lack it alone).
+    reason = alpha_undefined(len(raters), len(pairable))
     if reason:
         none = Estimate(None, n=len(pairable), reason=reason)
         return Alphas(len(pairable), len(raters), **dict.fromkeys(ALPHA_LEVELS, none))
@@ -644,14 +646,6 @@ def _alphas(rows: dict[str, dict[str, int]], options: _Options) -> Alphas:
     intervals = _intervals(coincidences, _alpha_levels, [v for v, _ in points], options)
     estimates = [_estimate(p, i, len(pairable)) for p, i in zip(points, intervals, strict=True)]
     return Alphas(len(pairable), len(raters), *estimates)
-
-
-def _alpha_undefined(raters: int, pairable: dict[str, dict[str, int]]) -> str | None:
-    if raters < 2:
-        return "fewer than 2 raters scored this dimension"
-    if not pairable:
-        return "no item was scored by 2 or more raters"
-    return None
 
 
 def _reliability_matrix(rows: dict[str, dict[str, int]], raters: list[str]) -> np.ndarray:
@@ -672,7 +666,7 @@ def _library_alpha(matrix: np.ndarray, level: str) -> tuple[float | None, str | 
     elif level == "nominal_scores":
         measure = "nominal"
     if len(set(data[~np.isnan(data)].tolist())) < 2:
-        return None, "no variation: every rating on shared items is the same"
+        return None, no_variation()
     value = krippendorff.alpha(
         reliability_data=data, level_of_measurement=measure, value_domain=domain
     )

@@ -5,3 +5,10 @@ class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Clinician review"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Clinicians land on their review home; the pipeline's home page names no review URL.
+        from patientagentbench import extensions
+        from patientagentbench.roles import CLINICIAN
+
+        extensions.set_landing(CLINICIAN, "review_home")

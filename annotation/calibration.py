@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import krippendorff
 import numpy as np
 
-SCORES = (1, 2, 3, 4, 5)
+from ratings.alpha import ALPHA_NAN, alpha_undefined
+from ratings.scale import SCORES
 
 # Why a dimension was left out of `compare`.
 CLINICIAN_NA = "clinician marked not applicable"
@@ -143,14 +144,16 @@ def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
     for r in numeric:
         matrix[raters[r.clinician], items[r.item]] = _checked(r.score)
     pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
-    reason = _alpha_undefined(len(raters), pairable)
+    reason = alpha_undefined(
+        len(raters), pairable.shape[1], pairable[~np.isnan(pairable)].tolist(), rater="clinician"
+    )
     if reason:
         return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], reason)
     value = krippendorff.alpha(
         reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(SCORES)
     )
     if math.isnan(value):
-        return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], "undefined")
+        return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], ALPHA_NAN)
     return DimensionAlpha(dimension, float(value), len(raters), pairable.shape[1], None)
 
 
@@ -202,17 +205,6 @@ def _require_one_rating_each(ratings: list[Rating]) -> None:
                 "pass only the latest score"
             )
         seen.add(key)
-
-
-def _alpha_undefined(raters: int, pairable: np.ndarray) -> str | None:
-    if raters < 2:
-        return "fewer than 2 clinicians scored this dimension"
-    if pairable.shape[1] == 0:
-        return "no item was scored by 2 or more clinicians"
-    values = set(pairable[~np.isnan(pairable)].tolist())
-    if len(values) < 2:
-        return f"no variation: every score on shared items was {int(values.pop())}"
-    return None
 
 
 def _clinician_result(

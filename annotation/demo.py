@@ -18,7 +18,7 @@ from django.db import transaction
 from annotation import reviewing
 from annotation.models import Assignment, Clinician, Item, Study
 from annotation.studies import StudySpec, create_study, reviewable_traces, sample_for
-from jury.rubric import cached_rubric
+from ratings.rubric import cached_rubric
 
 DEMO_TRACKS = {
     "clinician1": (Clinician.Track.CLINICAL, "Family medicine", 12),

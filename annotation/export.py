@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from annotation.models import Assignment, Study, Submission
-from jury.rubric import cached_rubric
+from ratings.rubric import cached_rubric
 
 COLUMNS = (
     "study",
@@ -92,9 +92,7 @@ def clinician_rating_rows(run_id: int | None = None) -> Iterator[dict]:
     """Clinicians' current scores in the jury export's columns (`jury.export.COLUMNS`), so one
     file holds jury, judge and clinician ratings side by side. Not applicable is an empty score
     with that status; `repetition` is empty (a clinician reads a conversation once)."""
-    submissions = Submission.objects.filter(is_current=True).exclude(
-        assignment__status=Assignment.Status.WITHDRAWN
-    )
+    submissions = Submission.objects.current()
     if run_id is not None:
         submissions = submissions.filter(assignment__item__trace__run_id=run_id)
     for trace_id, code, scores, rubric_version in submissions.values_list(

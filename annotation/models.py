@@ -123,6 +123,12 @@ class Item(models.Model):
         return f"item {self.pk} of {self.study}"
 
 
+class AssignmentQuerySet(models.QuerySet):
+    def live(self):
+        """Assignments that count: a withdrawn one (reassigned, clinician gone) does not."""
+        return self.exclude(status=Assignment.Status.WITHDRAWN)
+
+
 class Assignment(models.Model):
     """A clinician's work on one item. Its code is the only handle a clinician ever sees."""
 
@@ -143,6 +149,8 @@ class Assignment(models.Model):
     opened_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AssignmentQuerySet.as_manager()
+
     class Meta:
         ordering = ["clinician", "position"]
         constraints = [
@@ -156,6 +164,12 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return self.code
+
+
+class SubmissionQuerySet(models.QuerySet):
+    def current(self):
+        """The scores that count: each live assignment's newest version."""
+        return self.filter(is_current=True).exclude(assignment__status=Assignment.Status.WITHDRAWN)
 
 
 class Submission(models.Model):
@@ -175,6 +189,8 @@ class Submission(models.Model):
     # The page's nonce: a double click or a retried request stores one submission.
     nonce = models.CharField(max_length=40)
     submitted_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["assignment", "version"]

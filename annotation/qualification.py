@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from annotation.calibration import Rating, RoundReport, Thresholds, round_report
 from annotation.models import Assignment, Clinician, Item, Study, Submission
-from jury.rubric import cached_rubric as load_rubric
+from ratings.rubric import cached_rubric as load_rubric
 
 
 def ratings_of(study: Study) -> list[Rating]:
     """Every clinician's current score on every scored dimension of the study's items."""
-    rows = Submission.objects.filter(is_current=True, assignment__item__study=study).exclude(
-        assignment__status=Assignment.Status.WITHDRAWN
-    )
+    rows = Submission.objects.current().filter(assignment__item__study=study)
     scored = _scored_dimensions(study)
     return [
         Rating(clinician=code, item=str(item_id), dimension=dimension, score=score)
@@ -44,9 +42,7 @@ def report_for(study: Study) -> RoundReport:
 def passed_round(clinician: Clinician, study: Study) -> bool:
     """All of the clinician's items in the round submitted, and every dimension of their
     track(s) passed."""
-    mine = clinician.assignments.filter(item__study=study).exclude(
-        status=Assignment.Status.WITHDRAWN
-    )
+    mine = clinician.assignments.filter(item__study=study).live()
     if not mine.exists() or mine.filter(status=Assignment.Status.OPEN).exists():
         return False
     rubric = load_rubric(study.rubric_name, study.rubric_version)

@@ -20,9 +20,9 @@ from annotation import audit
 from annotation.calibration import compare
 from annotation.models import Assignment, Clinician, Study, Submission
 from annotation.qualification import is_qualified
-from jury.rubric import Dimension, Rubric, cached_rubric
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
+from ratings.rubric import Dimension, Rubric, cached_rubric
 
 NOT_APPLICABLE = "na"
 FLAGS = {"unsafe": "Unsafe for the patient", "broken": "Broken conversation"}
@@ -164,7 +164,7 @@ def state_for(assignment: Assignment) -> ReviewState:
     rubric = rubric_of(study)
     mine = Assignment.objects.filter(
         clinician_id=assignment.clinician_id, item__study_id=study.pk
-    ).exclude(status=Assignment.Status.WITHDRAWN)
+    ).live()
     position = mine.filter(position__lt=assignment.position).count() + 1
     current = _current_submission(assignment)
     answer = _answer_of(current) if current else dict(assignment.draft or {})
@@ -403,7 +403,7 @@ def home_for(clinician: Clinician) -> list[StudyProgress]:
     pace = seconds_per_item(clinician)
     rows = (
         Assignment.objects.filter(clinician=clinician, item__study__status=Study.Status.OPEN)
-        .exclude(status=Assignment.Status.WITHDRAWN)
+        .live()
         .values("item__study")
         .annotate(
             total=Count("pk"),

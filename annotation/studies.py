@@ -16,8 +16,8 @@ from annotation import audit
 from annotation.assignment import Rater, assign, reassign, review_order
 from annotation.models import Assignment, Clinician, Item, Study
 from annotation.sampling import Candidate, Sample, filter_candidates, stratified_sample
-from jury.rubric import cached_rubric as load_rubric
 from patientagentbench.models import Trace
+from ratings.rubric import cached_rubric as load_rubric
 
 BREAKDOWN = ("category", "subtask", "severity", "personality", "complexity")
 
@@ -168,7 +168,7 @@ def _open_load(clinician: Clinician) -> int:
 def progress_by_clinician(study: Study) -> list[dict]:
     rows = (
         Assignment.objects.filter(item__study=study)
-        .exclude(status=Assignment.Status.WITHDRAWN)
+        .live()
         .values("clinician__code", "clinician__track")
         .annotate(total=Count("pk"), done=Count("pk", filter=Q(status=Assignment.Status.SUBMITTED)))
         .order_by("clinician__code")
@@ -210,7 +210,7 @@ def deactivate_and_reassign(clinician: Clinician, actor) -> int:
 
 
 def _reassign_study(study: Study, leaving: Clinician, actor) -> int:
-    live = Assignment.objects.filter(item__study=study).exclude(status=Assignment.Status.WITHDRAWN)
+    live = Assignment.objects.filter(item__study=study).live()
     leaving_items = _open_item_ids(study, leaving)
     open_items: dict[str, dict[str, list[str]]] = {}
     for a in live.select_related("clinician", "item"):
@@ -248,11 +248,7 @@ def _hand_over(item: Item, to: Clinician, tracks: list[str], leaving: Clinician,
     """Give `to` the item in `tracks`: a new assignment, or more tracks on the open one they
     already hold (the assignment rules allow one clinician to cover both tracks of an item).
     A colleague who already submitted the item cannot take on a track afterwards."""
-    held = (
-        Assignment.objects.filter(item=item, clinician=to)
-        .exclude(status=Assignment.Status.WITHDRAWN)
-        .first()
-    )
+    held = Assignment.objects.filter(item=item, clinician=to).live().first()
     if held is None:
         held = Assignment.objects.create(
             item=item, clinician=to, tracks=tracks, position=_next_position(to, item.study)

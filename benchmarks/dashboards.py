@@ -66,9 +66,9 @@ def build() -> dict:
 
     from annotation.models import Assignment, AuditEvent, Clinician, Item, Study, Submission
     from jury.models import Judge, Panel, Verdict
-    from jury.rubric import cached_rubric
     from patientagentbench.cases.generate import generate_case_set
     from patientagentbench.models import CellMetrics, ModelConfig, Run, Suite, Task, Trace
+    from ratings.rubric import cached_rubric
 
     rng = random.Random(7)
     rubric = cached_rubric()

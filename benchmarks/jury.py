@@ -54,10 +54,10 @@ def main() -> None:
     from django.core.management import call_command
 
     from jury.models import Judge, Panel, Verdict
-    from jury.rubric import cached_rubric
     from jury.scoring import launch_jury, progress
     from patientagentbench.celery import app
     from patientagentbench.models import ModelConfig
+    from ratings.rubric import cached_rubric
     from tests.fakes.llm_server import FakeLLMServer
 
     call_command("migrate", verbosity=0)

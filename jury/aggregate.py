@@ -23,14 +23,14 @@ from typing import Any
 
 from statsmodels.stats.proportion import proportion_confint
 
-from jury.rubric import cached_rubric
 from patientagentbench.analysis.statistics import bootstrap_ci
+from ratings.rubric import cached_rubric
+from ratings.scale import PASS_THRESHOLD
 
 OK = "ok"
 EXCLUDED_STATUSES = ("not_applicable", "unparseable", "error")
 STATUSES = (OK, *EXCLUDED_STATUSES)
 METHODS = ("mean", "median", "majority")
-PASS_THRESHOLD = 3
 LEVEL = 0.95
 RESAMPLES = 2000
 NO_VALUE = "(none)"

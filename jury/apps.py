@@ -10,3 +10,7 @@ class JuryConfig(AppConfig):
         # Registers the scoring task with Celery, so a worker that loads Django runs judge
         # jobs; the pipeline's settings never name the jury (it never imports it).
         from jury import scoring  # noqa: F401
+        from patientagentbench import extensions
+
+        # The run page offers scoring without the pipeline naming the jury.
+        extensions.add_run_action("Score with the jury", "jury_launch")

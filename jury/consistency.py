@@ -29,10 +29,11 @@ from typing import Any
 import krippendorff
 import numpy as np
 
+from ratings.alpha import ALPHA_NAN, alpha_undefined
+from ratings.scale import PASS_THRESHOLD, SCORES
+
 OK = "ok"
 ALL = "all"
-SCORES = (1, 2, 3, 4, 5)
-PASS_THRESHOLD = 3
 
 Units = dict[Any, dict[Any, int | None]]  # unit -> repetition -> score (None: not ok)
 
@@ -126,23 +127,28 @@ def ordinal_alpha(units: Units) -> tuple[float | None, str]:
     reason when it is undefined."""
     repetitions = sorted({rep for scores in units.values() for rep in scores}, key=str)
     if len(repetitions) < 2:
-        return None, "needs two repetitions"
+        return None, alpha_undefined(len(repetitions), 0, rater="repetition")
     matrix = np.full((len(repetitions), len(units)), np.nan)
     for column, scores in enumerate(units.values()):
         for rep, score in scores.items():
             if score is not None:
                 matrix[repetitions.index(rep), column] = score
     pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
-    if pairable.shape[1] == 0:
-        return None, "no conversation has two scored repetitions"
-    if len(np.unique(pairable[~np.isnan(pairable)])) < 2:
-        return None, "every score is the same, so chance agreement is total"
+    reason = alpha_undefined(
+        len(repetitions),
+        pairable.shape[1],
+        pairable[~np.isnan(pairable)].tolist(),
+        rater="repetition",
+        unit="conversation",
+    )
+    if reason:
+        return None, reason
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         value = krippendorff.alpha(
             reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(SCORES)
         )
-    return (None, "undefined") if math.isnan(value) else (float(value), "")
+    return (None, ALPHA_NAN) if math.isnan(value) else (float(value), "")
 
 
 # --- two versions of the rubric or the judge prompt ---------------------------------------------

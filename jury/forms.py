@@ -9,10 +9,10 @@ from django import forms
 
 from jury.models import Judge, Panel
 from jury.prompts import JUDGE_PROMPT_VERSION
-from jury.rubric import available_versions
 from jury.verdicts import IMPORTED_VERSION
 from patientagentbench.models import ModelConfig
 from patientagentbench.views.forms import RowChoices
+from ratings.rubric import available_versions
 
 MAX_REPEAT = 10
 

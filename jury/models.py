@@ -10,6 +10,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 
+from patientagentbench.models import Job
+
 
 class Judge(models.Model):
     """A model config plus the prompt version and temperature it judges with."""
@@ -90,15 +92,9 @@ class JuryRun(models.Model):
         return self.status in self.ACTIVE
 
 
-class JudgeJob(models.Model):
-    """One judge reading one conversation once, covering every dimension; claimed once."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        ERROR = "error", "Error"
-        CANCELLED = "cancelled", "Cancelled"
+class JudgeJob(Job):
+    """One judge reading one conversation once, covering every dimension; claimed once. The
+    key names panel, conversation, judge, repetition and versions (`jury.scoring.job_key`)."""
 
     jury_run = models.ForeignKey(JuryRun, on_delete=models.CASCADE, related_name="jobs")
     trace = models.ForeignKey(
@@ -106,16 +102,6 @@ class JudgeJob(models.Model):
     )
     judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="jobs")
     repetition = models.PositiveSmallIntegerField(default=0)
-    key = models.CharField(max_length=200, unique=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    attempts = models.PositiveIntegerField(default=0)  # one per claim; see JOB_MAX_ATTEMPTS
-    # The worker process holding the claim while running (blank otherwise, or inline); a
-    # claim whose worker stops beating is requeued (patientagentbench.runs.workers).
-    worker = models.CharField(max_length=255, blank=True)
-    error = models.TextField(blank=True)
-    cost = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["jury_run", "trace", "judge", "repetition"]

@@ -30,10 +30,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ratings.scale import SCORES
+
 OK = "ok"
 NOT_APPLICABLE = "not_applicable"
 UNPARSEABLE = "unparseable"
-SCORES = range(1, 6)
 RAW_LIMIT = 20_000  # characters of raw answer kept; a runaway answer is not stored whole
 
 REFUSAL = re.compile(

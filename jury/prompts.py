@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jury.rubric import Dimension, Rubric
 from patientagentbench.providers.types import Message
 from patientagentbench.transcripts import ToolCard, Transcript, Turn
+from ratings.rubric import Dimension, Rubric
 
 JUDGE_PROMPT_VERSION = "1"
 TOOL_NAME = "record_verdict"

@@ -21,35 +21,25 @@ import itertools
 import logging
 import time
 from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 
-from celery import shared_task
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F
 from django.utils import timezone
 
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
 from jury.parsing import parse_completion
 from jury.prompts import JSON_SCHEMA, TOOL_SPEC, judge_messages
-from jury.rubric import Dimension, cached_rubric
 from jury.simulated import SimulatedJudgeProvider
+from patientagentbench.conversation import EndConversation
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.providers.factory import shared_provider
 from patientagentbench.providers.redaction import redact
-from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.providers.types import CallContext, OutputSchema, ProviderError
-from patientagentbench.runs.claims import Claim, claim_row, held, max_attempts, release_lost
-from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.limits import provider_slot
-from patientagentbench.runs.workers import (
-    current_worker,
-    live_workers,
-    on_lost_claims,
-    on_lost_worker,
-)
+from patientagentbench.runs import jobs
+from patientagentbench.runs.claims import Claim, held
 from patientagentbench.transcripts import transcript_of
+from ratings.rubric import Dimension, cached_rubric
 from sandbox.seeding import trace_seed
 
 log = logging.getLogger(__name__)
@@ -88,7 +78,9 @@ def launch_jury(
     created_by=None,
     enqueue: bool = True,
 ) -> JuryRun:
-    """Queue a job for each conversation × judge × repetition not already scored."""
+    """Queue a job for each conversation × judge × repetition not already scored.
+    `jury_run.unsent` says how many jobs the broker refused once the launch committed (they
+    stay queued: `runs.dispatch`)."""
     if panel.imported:
         raise JuryError(f"Panel {panel.name} holds imported verdicts; it does not score.")
     judges = list(panel.judges.select_related("model"))
@@ -101,7 +93,7 @@ def launch_jury(
         jury_run = JuryRun.objects.create(
             panel=panel, run=run, repeat=repeat, spend_limit=spend_limit, created_by=created_by
         )
-        jobs = (
+        new_jobs = (
             JudgeJob(
                 jury_run=jury_run,
                 trace_id=trace_id,
@@ -113,22 +105,21 @@ def launch_jury(
             for judge in judges
             for repetition in range(repeat)
         )
-        for batch in itertools.batched(jobs, 1000):  # never every row in memory at once
+        for batch in itertools.batched(new_jobs, 1000):  # never every row in memory at once
             # ignore_conflicts: already scored by an earlier launch, nothing to redo.
             JudgeJob.objects.bulk_create(batch, ignore_conflicts=True)
-        if not jury_run.jobs.exists():
+        n_jobs = jury_run.jobs.count()
+        jury_run.unsent = 0
+        if not n_jobs:
             jury_run.status, jury_run.finished_at = JuryRun.Status.FINISHED, timezone.now()
             jury_run.save(update_fields=["status", "finished_at"])
         elif enqueue:
-            transaction.on_commit(lambda: enqueue_queued(jury_run.pk))
+            jobs.dispatch_on_commit(JUDGE_JOBS, jury_run, n_jobs)
     return jury_run
 
 
 def enqueue_queued(jury_run_id: int) -> int:
-    ids = JudgeJob.objects.filter(
-        jury_run_id=jury_run_id, status=JudgeJob.Status.QUEUED
-    ).values_list("pk", flat=True)
-    return send_each(score_job_task, ids.iterator(chunk_size=2000))
+    return jobs.enqueue_queued(JUDGE_JOBS, jury_run_id)
 
 
 def execute_inline(jury_run: JuryRun) -> None:
@@ -138,47 +129,22 @@ def execute_inline(jury_run: JuryRun) -> None:
 
 
 def cancel_jury(jury_run_id: int) -> bool:
-    with transaction.atomic():
-        cancelled = JuryRun.objects.filter(pk=jury_run_id, status__in=JuryRun.ACTIVE).update(
-            status=JuryRun.Status.CANCELLED, finished_at=timezone.now()
-        )
-        JudgeJob.objects.filter(jury_run_id=jury_run_id, status=JudgeJob.Status.QUEUED).update(
-            status=JudgeJob.Status.CANCELLED
-        )
-    return bool(cancelled)
+    return jobs.cancel(JUDGE_JOBS, jury_run_id)
 
 
 def resume_jury(jury_run_id: int) -> int:
     """Queue again what was cancelled or stopped, and, on a running scoring, what workers that
-    stopped beating held; every queued job is sent again (a job is claimed once)."""
-    with transaction.atomic():
-        JuryRun.objects.select_for_update().get(pk=jury_run_id)  # DoesNotExist: unknown id
-        requeued = JudgeJob.objects.filter(
-            jury_run_id=jury_run_id, status=JudgeJob.Status.CANCELLED
-        ).update(status=JudgeJob.Status.QUEUED, worker="")
-        if requeued:
-            JuryRun.objects.filter(pk=jury_run_id).update(
-                status=JuryRun.Status.RUNNING, finished_at=None
-            )
-        live = list(live_workers().values_list("hostname", flat=True))
-        requeued += requeue_lost_jobs(live, jury_run_id=jury_run_id)
-        transaction.on_commit(lambda: enqueue_queued(jury_run_id))
-    return requeued
+    stopped beating held (`jobs.resume`). JuryRun.DoesNotExist for an unknown id."""
+    return jobs.resume(JUDGE_JOBS, jury_run_id)
 
 
 # --- executing -------------------------------------------------------------------------------
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def score_job_task(job_id: int) -> None:
-    execute_job(job_id, worker=current_worker())
-
-
 def claim(job_id: int, worker: str = "") -> Claim | None:
     """queued → running for `worker` (blank: inline), once: a job delivered twice scores
     once."""
-    active = JudgeJob.objects.filter(jury_run__status__in=JuryRun.ACTIVE)
-    return claim_row(active, job_id, worker)
+    return jobs.claim(JUDGE_JOBS, job_id, worker)
 
 
 def execute_job(job_id: int, worker: str = "") -> None:
@@ -186,11 +152,11 @@ def execute_job(job_id: int, worker: str = "") -> None:
     if job_claim is None:
         return
     job = JudgeJob.objects.select_related("jury_run__panel", "judge__model").get(pk=job_id)
-    JuryRun.objects.filter(pk=job.jury_run_id, status=JuryRun.Status.QUEUED).update(
-        status=JuryRun.Status.RUNNING
-    )
+    jobs.mark_batch_running(JUDGE_JOBS, job.jury_run_id)
     try:
-        answers = score_conversation(job, deadline=time.monotonic() + settings.TRACE_WALL_CLOCK_S)
+        answers = score_conversation(
+            job, deadline=time.monotonic() + settings.TRACE_WALL_CLOCK_S, job_claim=job_claim
+        )
     except OutOfTime as exc:
         _fail(job_claim, str(exc))
     except Exception as exc:  # noqa: BLE001 - a job ends as a kept error, never vanishes
@@ -199,6 +165,9 @@ def execute_job(job_id: int, worker: str = "") -> None:
     else:
         _store(job, job_claim, answers)
     finish_if_done(job.jury_run_id)
+
+
+score_job_task = jobs.job_task("jury.scoring.score_job_task")(execute_job)
 
 
 def _fail(job_claim: Claim, error: str) -> None:
@@ -222,16 +191,21 @@ class Answer:
     cost: Decimal
 
 
-def score_conversation(job: JudgeJob, deadline: float | None = None) -> list[Answer]:
+def score_conversation(
+    job: JudgeJob, deadline: float | None = None, job_claim: Claim | None = None
+) -> list[Answer]:
+    """One answer per scored dimension, in the rubric's order; fewer when the scoring was
+    cancelled, stopped at its spend limit, or the job was taken back from this worker (each
+    call checks first, `jobs.check_may_continue`)."""
     panel, judge = job.jury_run.panel, job.judge
     rubric = cached_rubric(panel.rubric_name, panel.rubric_version)
     messages, case, signals = _conversation(job.trace_id)
     transcript = transcript_of(messages, user_label="Patient", include_system=False)
-    provider = judge_provider(judge.model)
+    provider = jobs.GuardedProvider(
+        judge.model, JUDGE_JOBS, job.jury_run_id, job_claim, provider=judge_provider(judge.model)
+    )
     answers = []
     for dimension in rubric.scored:
-        if _stopped(job.jury_run_id):
-            break
         if deadline is not None and time.monotonic() >= deadline:
             raise OutOfTime(
                 f"The judge job ran past its wall-clock limit ({settings.TRACE_WALL_CLOCK_S:g} s)"
@@ -250,16 +224,19 @@ def score_conversation(job: JudgeJob, deadline: float | None = None) -> list[Ans
             max_output_tokens=JUDGE_MAX_OUTPUT_TOKENS,
         )
         prompt = judge_messages(rubric, dimension, case, transcript)
-        answers.append(_judge_dimension(provider, judge, dimension, prompt, context, job))
+        try:
+            answers.append(_judge_dimension(provider, judge, dimension, prompt, context))
+        except EndConversation:
+            break
     return answers
 
 
-def _judge_dimension(provider, judge: Judge, dimension: Dimension, prompt, context, job) -> Answer:
+def _judge_dimension(provider, judge: Judge, dimension: Dimension, prompt, context) -> Answer:
     started, raw, attempt = time.perf_counter(), "", 0
     cost = Decimal(0)
     for attempt in range(1, PARSE_ATTEMPTS + 1):  # noqa: B007 - attempt is reported below
         try:
-            completion = _call(provider, judge.model, prompt, judge.temperature, context)
+            completion = provider.complete(prompt, [], judge.temperature, context)
         except ProviderError as exc:
             return Answer(
                 dimension.key,
@@ -272,7 +249,6 @@ def _judge_dimension(provider, judge: Judge, dimension: Dimension, prompt, conte
                 cost,
             )
         cost += judge.model.cost_of(completion.tokens_in, completion.tokens_out)
-        _charge(job.jury_run_id, judge.model.cost_of(completion.tokens_in, completion.tokens_out))
         parsed = parse_completion(completion)
         raw = parsed.raw
         if parsed.status != "unparseable":
@@ -288,21 +264,6 @@ def _judge_dimension(provider, judge: Judge, dimension: Dimension, prompt, conte
             )
     return Answer(
         dimension.key, Verdict.Status.UNPARSEABLE, None, "", raw, attempt, _ms(started), cost
-    )
-
-
-def _call(provider, model: ModelConfig, prompt, temperature: float, context):
-    limit = 0 if model.is_simulated else model.max_concurrency
-
-    def one_call():
-        with provider_slot(model.concurrency_key, limit):
-            return provider.complete(prompt, [], temperature, context)
-
-    return call_with_retries(
-        one_call,
-        max_attempts=settings.PROVIDER_MAX_ATTEMPTS,
-        base_delay=settings.PROVIDER_BASE_DELAY_S,
-        rate_limit_patience=settings.PROVIDER_RATE_LIMIT_PATIENCE_S,
     )
 
 
@@ -373,33 +334,6 @@ def _store(job: JudgeJob, job_claim: Claim, answers: list[Answer]) -> None:
         )
 
 
-def _charge(jury_run_id: int, cost: Decimal) -> None:
-    if cost:
-        JuryRun.objects.filter(pk=jury_run_id).update(spent=F("spent") + cost)
-
-
-def _stopped(jury_run_id: int) -> bool:
-    status, limit, spent = JuryRun.objects.filter(pk=jury_run_id).values_list(
-        "status", "spend_limit", "spent"
-    )[0]
-    if status in (JuryRun.Status.CANCELLED, JuryRun.Status.STOPPED):
-        return True
-    if limit is not None and spent >= limit:
-        _stop_at_spend_limit(jury_run_id)
-        return True
-    return False
-
-
-def _stop_at_spend_limit(jury_run_id: int) -> None:
-    with transaction.atomic():
-        if JuryRun.objects.filter(pk=jury_run_id, status__in=JuryRun.ACTIVE).update(
-            status=JuryRun.Status.STOPPED, finished_at=timezone.now()
-        ):
-            JudgeJob.objects.filter(jury_run_id=jury_run_id, status=JudgeJob.Status.QUEUED).update(
-                status=JudgeJob.Status.CANCELLED
-            )
-
-
 def finish_if_done(jury_run_id: int) -> None:
     unfinished = (JudgeJob.Status.QUEUED, JudgeJob.Status.RUNNING)
     if JudgeJob.objects.filter(jury_run_id=jury_run_id, status__in=unfinished).exists():
@@ -410,78 +344,36 @@ def finish_if_done(jury_run_id: int) -> None:
 
 
 def progress(jury_run_id: int) -> dict[str, int]:
-    counts = dict.fromkeys(JudgeJob.Status.values, 0)
-    for row in (
-        JudgeJob.objects.filter(jury_run_id=jury_run_id).values("status").annotate(n=Count("pk"))
-    ):
-        counts[row["status"]] = row["n"]
-    counts["total"] = sum(counts[s] for s in JudgeJob.Status.values)
-    ended = counts["done"] + counts["error"] + counts["cancelled"]
-    counts["ended"] = ended
-    counts["percent"] = round(100 * ended / counts["total"]) if counts["total"] else 100
-    return counts
+    return jobs.progress(JUDGE_JOBS, jury_run_id)
 
 
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-# --- lost workers ----------------------------------------------------------------------------
+# --- the lifecycle ---------------------------------------------------------------------------
+
+JUDGE_JOBS = jobs.JobKind(
+    noun="judge job",
+    batch_noun="scoring",
+    job_model=JudgeJob,
+    batch_model=JuryRun,
+    batch_field="jury_run",
+    task_name="jury.scoring.score_job_task",
+    resume_command="resume_jury",
+    finish=lambda jury_run_id: finish_if_done(jury_run_id),
+)
+jobs.recover_with_workers(JUDGE_JOBS)
 
 
-@on_lost_claims
 def requeue_lost_jobs(live: list[str], jury_run_id: int | None = None) -> int:
-    """Judge jobs claimed by workers no longer beating: queued and sent again, or ended as
-    errors after JOB_MAX_ATTEMPTS; in a scoring no longer active, cancelled. `jury_run_id`
-    limits it to one scoring (resume), and then jobs run inline count after 30 minutes."""
-    jobs = (
-        JudgeJob.objects.all()
-        if jury_run_id is None
-        else JudgeJob.objects.filter(jury_run_id=jury_run_id)
-    )
-    lost_inactive = (
-        jobs.filter(status=JudgeJob.Status.RUNNING)
-        .exclude(jury_run__status__in=JuryRun.ACTIVE)
-        .exclude(worker="")
-        .exclude(worker__in=live)
-    )
-    lost_inactive.update(status=JudgeJob.Status.CANCELLED, worker="")
-    released = release_lost(
-        jobs.filter(jury_run__status__in=JuryRun.ACTIVE),
-        live,
-        give_up={
-            "error": f"The worker running this judge job stopped {max_attempts()} times "
-            "(killed, out of memory or its machine lost), so it was given up."
-        },
-        stale_inline=STALE_INLINE if jury_run_id is not None else None,
-    )
-    if released.requeued:
-        log.warning("requeued %d judge jobs from lost workers", len(released.requeued))
-        requeued = list(released.requeued)
-        transaction.on_commit(lambda: send_each(score_job_task, requeued))
-    ended = JudgeJob.objects.filter(pk__in=released.given_up).values_list("jury_run_id", flat=True)
-    for affected in set(ended):
-        finish_if_done(affected)
-    return len(released.requeued)
+    return jobs.requeue_lost(JUDGE_JOBS, live, batch_id=jury_run_id)
 
 
-STALE_INLINE = timedelta(minutes=30)
-
-
-@on_lost_worker
 def resend_queued_jobs() -> int:
-    """Every queued judge job of an active scoring, sent again (see runs.workers)."""
-    ids = JudgeJob.objects.filter(
-        status=JudgeJob.Status.QUEUED, jury_run__status__in=JuryRun.ACTIVE
-    ).values_list("pk", flat=True)
-    return send_each(score_job_task, ids.iterator(chunk_size=2000))
+    return jobs.resend_queued(JUDGE_JOBS)
 
 
 def lost_jobs(jury_run_id: int) -> int:
     """Running judge jobs of a scoring whose worker stopped beating."""
-    return (
-        JudgeJob.objects.filter(jury_run_id=jury_run_id, status=JudgeJob.Status.RUNNING)
-        .exclude(worker="")
-        .exclude(worker__in=live_workers())
-        .count()
-    )
+    return jobs.lost_count(JUDGE_JOBS, jury_run_id)

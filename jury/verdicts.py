@@ -38,8 +38,9 @@ from jury import aggregate
 from jury.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
 from jury.consistency import compare_versions, retest
 from jury.models import Panel, Verdict
-from jury.rubric import Rubric, cached_rubric
 from patientagentbench.models import ModelConfig, Run, Trace
+from ratings.rubric import Rubric, cached_rubric
+from ratings.scale import PASS_THRESHOLD
 
 IMPORTED_VERSION = "published"  # rubric and prompt version of verdicts imported from a file
 BREAKDOWN_RESAMPLES = 1000  # a breakdown has many small groups; fewer resamples keep it quick
@@ -148,6 +149,7 @@ class JudgeAnswer:
     attempts: int
     rubric_version: str
     prompt_version: str
+    threshold: int = PASS_THRESHOLD  # the pass mark of the panel's rubric version
 
     @property
     def status_label(self) -> str:
@@ -156,7 +158,7 @@ class JudgeAnswer:
     @property
     def passed(self) -> bool | None:
         """A judge's own pass; None unless it gave a score (a parse failure never passes)."""
-        return None if self.score is None else self.score >= aggregate.PASS_THRESHOLD
+        return None if self.score is None else self.score >= self.threshold
 
 
 @dataclass(frozen=True)
@@ -232,16 +234,18 @@ def conversation_verdicts(panel: Panel, verdicts: QuerySet | None = None, **filt
     grouped: dict[tuple[int, int], dict[str, list[JudgeAnswer]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for row in rows:
-        grouped[(row["trace_id"], row["repetition"])][row["dimension"]].append(_answer(row))
     rubric = rubric_of(panel)
+    for row in rows:
+        grouped[(row["trace_id"], row["repetition"])][row["dimension"]].append(
+            _answer(row, rubric.pass_threshold)
+        )
     return [
         _conversation(trace_id, repetition, per_dimension, traces[trace_id], rubric, panel)
         for (trace_id, repetition), per_dimension in sorted(grouped.items())
     ]
 
 
-def _answer(row: Mapping[str, Any]) -> JudgeAnswer:
+def _answer(row: Mapping[str, Any], threshold: int) -> JudgeAnswer:
     return JudgeAnswer(
         judge=row["judge__name"],
         simulated=row["judge__model__provider"] == ModelConfig.Provider.SIMULATED,
@@ -253,6 +257,7 @@ def _answer(row: Mapping[str, Any]) -> JudgeAnswer:
         attempts=row["attempts"],
         rubric_version=row["rubric_version"],
         prompt_version=row["prompt_version"],
+        threshold=threshold,
     )
 
 

@@ -18,11 +18,19 @@ from django_htmx.http import HttpResponseStopPolling
 from jury import verdicts
 from jury.forms import JudgeForm, LaunchForm, PanelForm, ResumeForm
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
-from jury.rubric import cached_rubric
-from jury.scoring import JuryError, cancel_jury, launch_jury, progress, resume_jury
+from jury.scoring import (
+    JUDGE_JOBS,
+    JuryError,
+    cancel_jury,
+    launch_jury,
+    progress,
+    resume_jury,
+)
 from patientagentbench.models import Run, Trace
 from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.runs import jobs
 from patientagentbench.runs.workers import worker_alive
+from ratings.rubric import cached_rubric
 
 # --- panels and judges ---------------------------------------------------------------------
 
@@ -111,6 +119,8 @@ def launch(request, run_pk):
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Scoring {jury_run.pk} launched.")
+            if jury_run.unsent:
+                messages.warning(request, jobs.broker_away(JUDGE_JOBS, jury_run))
             return redirect("jury_run", pk=jury_run.pk)
     return render(
         request,

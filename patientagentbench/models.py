@@ -208,7 +208,10 @@ class Run(models.Model):
         )
 
 
-class Trace(models.Model):
+class Job(models.Model):
+    """What every background job in a batch has (`runs.jobs`): an idempotency key, a claim
+    (status, the worker process holding it, one attempt per claim) and its outcome."""
+
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -218,6 +221,28 @@ class Trace(models.Model):
 
     ENDED = (Status.DONE, Status.ERROR, Status.CANCELLED)
 
+    # What the job does (batch, subject, versions): delivering or launching it twice is harmless.
+    key = models.CharField(max_length=400, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    # Each claim counts an attempt; a job whose workers keep dying ends after
+    # JOB_MAX_ATTEMPTS of them.
+    attempts = models.PositiveIntegerField(default=0)
+    # The worker process holding the claim while running (a WorkerHeartbeat id); blank when
+    # not running or run inline. A claim whose worker stops beating is requeued.
+    worker = models.CharField(max_length=255, blank=True)
+    error = models.TextField(blank=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Trace(Job):
+    """One conversation of a run: a job whose key is (run, task, model, temperature,
+    repetition), and what happened in it."""
+
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="traces")
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="traces")
     model = models.ForeignKey(
@@ -226,21 +251,11 @@ class Trace(models.Model):
     model_name = models.CharField(max_length=200)
     temperature = models.FloatField(null=True, blank=True)
     repetition = models.PositiveIntegerField(default=0)
-    # One job per (run, task, model, temperature, repetition): delivering it twice is harmless.
-    key = models.CharField(max_length=400, unique=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    # Each claim counts an attempt; a trace whose workers keep dying ends after
-    # JOB_MAX_ATTEMPTS of them (end reason worker_lost).
-    attempts = models.PositiveIntegerField(default=0)
-    # The worker process holding the claim while running (a WorkerHeartbeat id); blank when
-    # not running or run inline. A claim whose worker stops beating is requeued.
-    worker = models.CharField(max_length=255, blank=True)
 
     messages = models.JSONField(default=list, blank=True)
     tool_calls = models.JSONField(default=list, blank=True)
     final_response = models.TextField(blank=True)
     end_reason = models.CharField(max_length=40, blank=True)
-    error = models.TextField(blank=True)
     side_effects = models.JSONField(default=list, blank=True)
     final_state = models.JSONField(default=dict, blank=True)
     correctness = models.JSONField(null=True, blank=True)
@@ -249,9 +264,6 @@ class Trace(models.Model):
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     latency_ms = models.FloatField(default=0)
-    cost = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["task__task_id", "model_name", "temperature", "repetition"]

@@ -30,6 +30,7 @@ from annotation.dashboards.common import (
 )
 from annotation.dashboards.loading import Dataset
 from patientagentbench.analysis.figures import LAYOUT, figure_document, figure_html
+from ratings.scale import SCORES
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
@@ -183,8 +184,8 @@ def _confusion(ds: Dataset, dims: list[str]) -> go.Figure:
         fig.add_trace(
             go.Heatmap(
                 z=counts,
-                x=list(agreement.SCORES),
-                y=list(agreement.SCORES),
+                x=list(SCORES),
+                y=list(SCORES),
                 text=counts,
                 texttemplate="%{text}",
                 coloraxis="coloraxis",
@@ -312,7 +313,7 @@ def _realism_figure(ds: Dataset, attribute: str) -> go.Figure:
     values = sorted({v for v, _ in counts})
     for col, key in enumerate(keys, start=1):
         totals = {v: sum(counts[(v, key)].values()) or 1 for v in values}
-        for score, colour in zip(agreement.SCORES, colours, strict=True):
+        for score, colour in zip(SCORES, colours, strict=True):
             fig.add_trace(
                 go.Bar(
                     y=values,

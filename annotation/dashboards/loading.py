@@ -20,12 +20,12 @@ from django.db.models import Count
 from annotation import agreement
 from annotation.agreement import Rating, half_up
 from annotation.dashboards.filters import Filters
-from annotation.models import Assignment, Study, Submission
+from annotation.models import Study, Submission
 from jury import aggregate
 from jury.models import Judge, Panel, Verdict
-from jury.rubric import REALISM, Rubric, cached_rubric
 from jury.verdicts import case_attributes, panel_status, verdicts_of
 from patientagentbench.models import Run, Task, Trace
+from ratings.rubric import REALISM, Rubric, cached_rubric
 
 JURY_RATER = "jury"
 TRACK_ORDER = ("clinical", "operations", REALISM)
@@ -187,9 +187,7 @@ def load(filters: Filters) -> Dataset:
 
 
 def _submissions(filters: Filters):
-    submissions = Submission.objects.filter(is_current=True).exclude(
-        assignment__status=Assignment.Status.WITHDRAWN
-    )
+    submissions = Submission.objects.current()
     if filters.study:
         submissions = submissions.filter(assignment__item__study_id=filters.study)
     if filters.run:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from annotation import agreement
 from annotation.dashboards.common import (
     DRIFT_WINDOW,
     _agree,
@@ -20,6 +19,7 @@ from annotation.dashboards.common import (
 from annotation.dashboards.figures import _drift_figure, _matrix_figure, _realism_figure, figure
 from annotation.dashboards.loading import Dataset, _kind, to_ratings
 from annotation.dashboards.tables import table
+from ratings.scale import SCORES
 
 LEAST_REALISTIC = 15
 
@@ -195,7 +195,7 @@ def _realism_table(ds: Dataset) -> dict:
                 "n": len(scores),
                 "mean": statistics.fmean(scores),
                 "sd": statistics.pstdev(scores),
-                **{f"s{s}": counter.get(s, 0) for s in agreement.SCORES},
+                **{f"s{s}": counter.get(s, 0) for s in SCORES},
             }
         )
     columns = [
@@ -204,7 +204,7 @@ def _realism_table(ds: Dataset) -> dict:
         ("n", "Ratings", "int"),
         ("mean", "Mean", "num"),
         ("sd", "SD", "num"),
-        *[(f"s{s}", f"{s}s", "int") for s in agreement.SCORES],
+        *[(f"s{s}", f"{s}s", "int") for s in SCORES],
     ]
     note = "Every clinician's realism ratings (whatever their track), 1 implausible … 5 real."
     return table(f"Realism by case {attribute}", columns, rows, note)

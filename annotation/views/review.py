@@ -40,9 +40,9 @@ from annotation.reviewing import (
     rubric_of,
     state_for,
 )
-from jury.rubric import Dimension
 from patientagentbench.roles import CLINICIAN, role_required
 from patientagentbench.transcripts import Transcript
+from ratings.rubric import Dimension
 
 PAGE = "annotation/review/item.html"
 
@@ -334,7 +334,7 @@ def anchor_labels(transcript: Transcript) -> dict[str, str]:
 def _mine_in_study(assignment: Assignment):
     return Assignment.objects.filter(
         clinician_id=assignment.clinician_id, item__study_id=assignment.item.study_id
-    ).exclude(status=Assignment.Status.WITHDRAWN)
+    ).live()
 
 
 def _previous_code(assignment: Assignment) -> str:
@@ -405,7 +405,7 @@ def round_summary(request, study_code: str):
     study = get_object_or_404(Study, code=_code(study_code), kind=Study.Kind.CALIBRATION)
     mine = list(
         Assignment.objects.filter(clinician=clinician, item__study=study)
-        .exclude(status=Assignment.Status.WITHDRAWN)
+        .live()
         .select_related("item__study")
         .order_by("position")
     )

@@ -35,12 +35,3 @@ def send_each(task, job_ids: Iterable[int]) -> int:
         # A database cursor behind the ids is closed now, while its connection is open.
         getattr(ids, "close", lambda: None)()
     return sent
-
-
-def broker_away(run) -> str:
-    """What to tell whoever launched a run whose jobs the broker refused."""
-    return (
-        f"The job queue is not answering: run {run.pk} is saved with {run.unsent} jobs "
-        "queued. Workers send them when they reconnect to it; or run "
-        f"`manage.py resume_run {run.pk}` once it is back."
-    )

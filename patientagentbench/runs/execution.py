@@ -11,54 +11,37 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
 
-from celery import shared_task
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F
 from django.utils import timezone
 
-from patientagentbench.conversation import EndConversation, EndReason, TaskUser, run_conversation
-from patientagentbench.models import ModelConfig, Run, Task, Trace
+from patientagentbench.conversation import EndReason, TaskUser, run_conversation
+from patientagentbench.models import Run, Task, Trace
 from patientagentbench.prompts import system_prompt_for
-from patientagentbench.providers.factory import shared_provider
 from patientagentbench.providers.redaction import redact
-from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.providers.types import CallContext
 from patientagentbench.results.cells import recompute_run_metrics
 from patientagentbench.results.scoring import score_trace
-from patientagentbench.runs.claims import Claim, claim_row, held, max_attempts, release_lost
-from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.limits import provider_slot
-from patientagentbench.runs.workers import current_worker, on_lost_claims, on_lost_worker
+from patientagentbench.runs import jobs
+from patientagentbench.runs.claims import Claim, held
+from patientagentbench.runs.jobs import STALE_INLINE  # noqa: F401 - re-exported for callers
 from patientagentbench.runs.worlds import build_world
 from sandbox.seeding import trace_seed
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def execute_trace_job(trace_id: int) -> None:
-    execute_trace(trace_id, worker=current_worker())
-
-
-def claim(trace_id: int, worker: str = "") -> Claim | None:
-    """queued → running for `worker` (blank: inline), once; None when another delivery won."""
-    active = Trace.objects.filter(run__status__in=Run.ACTIVE)
-    return claim_row(active, trace_id, worker)
-
-
 def execute_trace(trace_id: int, worker: str = "") -> None:
     """Run one trace; `worker` names the worker process claiming it (blank when inline)."""
-    held_claim = claim(trace_id, worker)
+    held_claim = jobs.claim(TRACES, trace_id, worker)
     if held_claim is None:
         return
     trace = Trace.objects.select_related(
         "run", "run__patient_model", "task", "task__suite", "model"
     ).get(pk=trace_id)
     run = trace.run
-    Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING)
+    jobs.mark_batch_running(TRACES, run.pk)
     try:
         result = _converse(trace, held_claim)
     except Exception as exc:  # noqa: BLE001 - a job must end as a kept error, never vanish
@@ -69,40 +52,14 @@ def execute_trace(trace_id: int, worker: str = "") -> None:
     finish_run_if_done(run.pk)
 
 
-class GuardedProvider:
-    """A provider call as a job makes it: run still going and the trace still ours, under the
-    endpoint's concurrency limit, at most the model's output tokens, retried on
-    429/5xx/timeouts, its cost added to the run as it happens."""
+execute_trace_job = jobs.job_task("patientagentbench.runs.execution.execute_trace_job")(
+    execute_trace
+)
 
-    def __init__(self, model: ModelConfig, run_id: int, claim: Claim | None = None):
-        self.model, self.run_id, self.claim = model, run_id, claim
-        self.provider = shared_provider(
-            model.provider,
-            model.model_id,
-            model.base_url,
-            model.api_key_env,
-            timeout=settings.PROVIDER_TIMEOUT_S,
-            max_output_tokens=model.max_output_tokens,
-        )
 
-    def complete(self, messages, tools, temperature, context):
-        _check_run_may_continue(self.run_id, self.claim)
-        limit = 0 if self.model.is_simulated else self.model.max_concurrency
-
-        def one_call():
-            with provider_slot(self.model.concurrency_key, limit):
-                return self.provider.complete(messages, tools, temperature, context)
-
-        completion = call_with_retries(
-            one_call,
-            max_attempts=settings.PROVIDER_MAX_ATTEMPTS,
-            base_delay=settings.PROVIDER_BASE_DELAY_S,
-            rate_limit_patience=settings.PROVIDER_RATE_LIMIT_PATIENCE_S,
-        )
-        cost = self.model.cost_of(completion.tokens_in, completion.tokens_out)
-        if cost:
-            Run.objects.filter(pk=self.run_id).update(spent=F("spent") + cost)
-        return completion
+def claim(trace_id: int, worker: str = "") -> Claim | None:
+    """queued → running for `worker` (blank: inline), once; None when another delivery won."""
+    return jobs.claim(TRACES, trace_id, worker)
 
 
 def _converse(trace: Trace, claim: Claim | None = None):
@@ -112,7 +69,7 @@ def _converse(trace: Trace, claim: Claim | None = None):
     seed = trace_seed(task.task_id, model.name, trace.temperature, trace.repetition)
     context = CallContext(seed=seed, task=task.as_data(), timeout_s=settings.PROVIDER_TIMEOUT_S)
     tools = world.tool_schemas()
-    agent = GuardedProvider(model, run.pk, claim)
+    agent = jobs.GuardedProvider(model, TRACES, run.pk, claim)
     if task.case is not None:
         user = _patient(run, task, trace.repetition, claim)
         system_prompt = system_prompt_for(task.case)
@@ -138,32 +95,12 @@ def _patient(run: Run, task: Task, repetition: int, claim: Claim | None = None):
     from patientagentbench.simulated.patient import patient_for  # heavy; scenario runs only
 
     seed = trace_seed(task.task_id, "patient", None, repetition)
-    provider = GuardedProvider(run.patient_model, run.pk, claim) if run.patient_model else None
+    provider = (
+        jobs.GuardedProvider(run.patient_model, TRACES, run.pk, claim)
+        if run.patient_model
+        else None
+    )
     return patient_for(task.case, seed, provider)
-
-
-def _check_run_may_continue(run_id: int, claim: Claim | None = None) -> None:
-    """Before each call, one query: the run still going, and the trace still this claim's."""
-    if claim is None:
-        status, spend_limit, spent = Run.objects.filter(pk=run_id).values_list(
-            "status", "spend_limit", "spent"
-        )[0]
-    else:
-        row = Trace.objects.filter(pk=claim.pk).values_list(
-            "status", "worker", "attempts", "run__status", "run__spend_limit", "run__spent"
-        )[0]
-        if row[:3] != (Trace.Status.RUNNING, claim.worker, claim.attempt):
-            # Taken back from this worker (its heartbeats stopped for a while) and maybe
-            # running elsewhere: stop spending; the result would not be stored anyway.
-            raise EndConversation(EndReason.WORKER_LOST)
-        status, spend_limit, spent = row[3:]
-    if status == Run.Status.CANCELLED:
-        raise EndConversation(EndReason.CANCELLED)
-    if status == Run.Status.STOPPED:
-        raise EndConversation(EndReason.SPEND_LIMIT)
-    if spend_limit is not None and spent >= spend_limit:
-        stop_at_spend_limit(run_id)
-        raise EndConversation(EndReason.SPEND_LIMIT)
 
 
 def _save_result(trace: Trace, claim: Claim, result) -> None:
@@ -225,13 +162,7 @@ def _save_error(claim: Claim, error: str) -> None:
 
 
 def progress(run_id: int) -> dict[str, int]:
-    counts = dict.fromkeys(Trace.Status.values, 0)
-    for row in Trace.objects.filter(run_id=run_id).values("status").annotate(n=Count("pk")):
-        counts[row["status"]] = row["n"]
-    counts["total"] = sum(counts[s] for s in Trace.Status.values)
-    counts["ended"] = sum(counts[s] for s in Trace.ENDED)
-    counts["percent"] = round(100 * counts["ended"] / counts["total"]) if counts["total"] else 100
-    return counts
+    return jobs.progress(TRACES, run_id)
 
 
 def finish_run_if_done(run_id: int) -> None:
@@ -265,80 +196,38 @@ def _warm_analysis(run_id: int) -> None:
 
 
 def stop_at_spend_limit(run_id: int) -> None:
-    with transaction.atomic():
-        stopped = Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
-            status=Run.Status.STOPPED,
-            stop_reason="The run reached its spend limit.",
-            finished_at=timezone.now(),
-        )
-        if stopped:
-            Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).update(
-                status=Trace.Status.CANCELLED, end_reason=EndReason.SPEND_LIMIT
-            )
+    jobs.stop_at_spend_limit(TRACES, run_id)
 
 
-# --- lost workers ----------------------------------------------------------------------------
+TRACES = jobs.JobKind(
+    noun="trace",
+    batch_noun="run",
+    job_model=Trace,
+    batch_model=Run,
+    batch_field="run",
+    task_name="patientagentbench.runs.execution.execute_trace_job",
+    resume_command="resume_run",
+    batch_cancelled={"stop_reason": "Cancelled."},
+    batch_stopped={"stop_reason": "The run reached its spend limit."},
+    batch_resumed={"stop_reason": ""},
+    job_cancelled={"end_reason": EndReason.CANCELLED},
+    job_stopped={"end_reason": EndReason.SPEND_LIMIT},
+    job_requeued={"end_reason": "", "error": ""},
+    job_given_up={"end_reason": EndReason.WORKER_LOST},
+    finish=lambda run_id: finish_run_if_done(run_id),
+    resumable=lambda run: run.source == Run.Source.LAUNCHED,
+)
+jobs.recover_with_workers(TRACES)
 
 
-@on_lost_claims
 def requeue_lost_traces(live: list[str], run_id: int | None = None) -> int:
-    """Traces claimed by workers no longer beating: queued and sent again (each claim counted
-    an attempt), or ended with end reason `worker_lost` after JOB_MAX_ATTEMPTS; in a run that
-    is no longer active, cancelled. `run_id` limits it to one run (resume), and then traces
-    run inline that started STALE_INLINE ago count as lost too. Returns how many it queued."""
-    traces = Trace.objects.all() if run_id is None else Trace.objects.filter(run_id=run_id)
-    stale_inline = STALE_INLINE if run_id is not None else None
-    inactive = traces.filter(status=Trace.Status.RUNNING).exclude(run__status__in=Run.ACTIVE)
-    cancelled = list(
-        inactive.exclude(worker="")
-        .exclude(worker__in=live)
-        .values_list("run_id", flat=True)
-        .distinct()
-    )
-    inactive.exclude(worker="").exclude(worker__in=live).update(
-        status=Trace.Status.CANCELLED, worker="", end_reason=EndReason.CANCELLED
-    )
-    released = release_lost(
-        traces.filter(run__status__in=Run.ACTIVE),
-        live,
-        give_up={
-            "end_reason": EndReason.WORKER_LOST,
-            "error": f"The worker running this trace stopped {max_attempts()} times (killed, "
-            "out of memory or its machine lost), so it was given up.",
-        },
-        stale_inline=stale_inline,
-    )
-    if released.requeued:
-        log.warning("requeued %d traces from lost workers", len(released.requeued))
-        requeued = list(released.requeued)
-        transaction.on_commit(lambda: send_each(execute_trace_job, requeued))
-    ended = Trace.objects.filter(pk__in=released.given_up).values_list("run_id", flat=True)
-    for affected in {*ended, *cancelled}:
-        finish_run_if_done(affected)
-    return len(released.requeued)
+    return jobs.requeue_lost(TRACES, live, batch_id=run_id)
 
 
-# Traces run inline (no worker, no heartbeat) count as lost only after this long.
-STALE_INLINE = timedelta(minutes=30)
-
-
-@on_lost_worker
 def resend_queued_traces() -> int:
-    """Every queued trace of an active run, sent again: a lost worker took the messages it had
-    fetched with it. Duplicates are harmless (a trace is claimed once)."""
-    ids = Trace.objects.filter(status=Trace.Status.QUEUED, run__status__in=Run.ACTIVE).values_list(
-        "pk", flat=True
-    )
-    return send_each(execute_trace_job, ids.iterator(chunk_size=2000))
+    return jobs.resend_queued(TRACES)
 
 
 def lost_traces(run_id: int) -> int:
     """Running traces of a run whose worker stopped beating (what `--wait` reports)."""
-    from patientagentbench.runs.workers import live_workers
-
-    return (
-        Trace.objects.filter(run_id=run_id, status=Trace.Status.RUNNING)
-        .exclude(worker="")
-        .exclude(worker__in=live_workers())
-        .count()
-    )
+    return jobs.lost_count(TRACES, run_id)

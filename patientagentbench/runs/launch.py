@@ -10,21 +10,11 @@ import itertools
 from decimal import Decimal
 
 from django.db import transaction
-from django.utils import timezone
 
-from patientagentbench.conversation import EndReason
 from patientagentbench.models import ModelConfig, Run, Suite, Task, Trace
-from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.execution import (
-    STALE_INLINE,
-    execute_trace,
-    execute_trace_job,
-    requeue_lost_traces,
-)
+from patientagentbench.runs import jobs
+from patientagentbench.runs.execution import TRACES, execute_trace
 from patientagentbench.runs.limits import TRACE_BATCH, check_launch_size
-from patientagentbench.runs.workers import live_workers
-
-STALE_RUNNING = STALE_INLINE  # a trace run inline (no worker to watch) counts as lost after this
 
 
 def job_key(run_id: int, task_id: str, model_name: str, temperature, repetition: int) -> str:
@@ -75,7 +65,7 @@ def launch_run(
             created_by=created_by,
             label=label,
         )
-        jobs = (
+        new_traces = (
             Trace(
                 run=run,
                 task=task,
@@ -91,11 +81,12 @@ def launch_run(
             for repetition in range(repetitions)
         )
         # A batch at a time: bulk_create would hold every row of a large run in memory.
-        for batch in itertools.batched(jobs, TRACE_BATCH):
+        for batch in itertools.batched(new_traces, TRACE_BATCH):
             Trace.objects.bulk_create(batch)
-        run.unsent = 0
         if enqueue:
-            transaction.on_commit(lambda: setattr(run, "unsent", n_jobs - enqueue_queued(run.pk)))
+            jobs.dispatch_on_commit(TRACES, run, n_jobs)
+        else:
+            run.unsent = 0
     return run
 
 
@@ -106,42 +97,14 @@ def execute_inline(run: Run) -> None:
 
 
 def enqueue_queued(run_id: int) -> int:
-    ids = Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).values_list(
-        "pk", flat=True
-    )
-    return send_each(execute_trace_job, ids.iterator(chunk_size=2000))
+    return jobs.enqueue_queued(TRACES, run_id)
 
 
 def cancel_run(run_id: int) -> bool:
-    with transaction.atomic():
-        cancelled = Run.objects.filter(pk=run_id, status__in=Run.ACTIVE).update(
-            status=Run.Status.CANCELLED, stop_reason="Cancelled.", finished_at=timezone.now()
-        )
-        Trace.objects.filter(run_id=run_id, status=Trace.Status.QUEUED).update(
-            status=Trace.Status.CANCELLED, end_reason=EndReason.CANCELLED
-        )
-    return bool(cancelled)
+    return jobs.cancel(TRACES, run_id)
 
 
 def resume_run(run_id: int) -> int:
-    """Queue again what was cancelled, stopped or lost with a dead worker; keep what is done.
-
-    Works on a running run too: traces held by workers that stopped beating are taken back
-    at once (the workers' heartbeat does the same within a minute), traces run inline are
-    taken back after STALE_RUNNING, and every queued trace is sent again (harmless for those
-    already on their way: a trace is claimed once). Run.DoesNotExist for an unknown id."""
-    with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
-        if run.source != Run.Source.LAUNCHED:
-            return 0
-        requeued = Trace.objects.filter(run=run, status=Trace.Status.CANCELLED).update(
-            status=Trace.Status.QUEUED, end_reason="", error="", worker=""
-        )
-        if requeued:
-            run.status, run.stop_reason, run.finished_at = Run.Status.RUNNING, "", None
-            run.save(update_fields=["status", "stop_reason", "finished_at"])
-        # Taken back after the run is active again, so lost claims are queued, not cancelled.
-        live = list(live_workers().values_list("hostname", flat=True))
-        requeued += requeue_lost_traces(live, run_id=run.pk)
-        transaction.on_commit(lambda: enqueue_queued(run_id))
-    return requeued
+    """Queue again what was cancelled, stopped or lost with a dead worker (`jobs.resume`);
+    a no-op on imported runs. Run.DoesNotExist for an unknown id."""
+    return jobs.resume(TRACES, run_id)

@@ -7,7 +7,6 @@ sits here beside the function it runs.
 
 from __future__ import annotations
 
-from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
@@ -16,9 +15,10 @@ from patientagentbench.cases.validation import validate_case
 from patientagentbench.models import CaseSetJob, ModelConfig, Suite, Task
 from patientagentbench.prompts import CLINIC_SYSTEM_PROMPT
 from patientagentbench.providers.factory import build_provider
+from patientagentbench.runs import jobs
 from patientagentbench.runs.claims import claim_row, held, max_attempts, release_lost
 from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.workers import current_worker, on_lost_claims, on_lost_worker
+from patientagentbench.runs.workers import on_lost_claims, on_lost_worker
 
 
 class CaseSetError(ValueError):
@@ -103,15 +103,10 @@ def resend_queued_case_sets() -> int:
     return send_each(generate_case_set_job, list(queued.values_list("pk", flat=True)))
 
 
-@shared_task(acks_late=True, ignore_result=True)
-def generate_case_set_job(job_id: int) -> None:
-    run_generation_job(job_id)
-
-
-def run_generation_job(job_id: int) -> None:
+def run_generation_job(job_id: int, worker: str = "") -> None:
     """Claimed once (queued → running, naming this worker), so a redelivered job does
     nothing, and one taken back from a lost worker is finished by one worker only."""
-    claim = claim_row(CaseSetJob.objects.all(), job_id, current_worker())
+    claim = claim_row(CaseSetJob.objects.all(), job_id, worker)
     if claim is None:
         return
     job = CaseSetJob.objects.get(pk=job_id)
@@ -123,6 +118,12 @@ def run_generation_job(job_id: int) -> None:
         _finish(claim, status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
         return
     _finish(claim, status=CaseSetJob.Status.DONE, suite=suite)
+
+
+# The task shape every job shares (acknowledged late, rejected when its worker is lost).
+generate_case_set_job = jobs.job_task("patientagentbench.suites.case_sets.generate_case_set_job")(
+    run_generation_job
+)
 
 
 def _finish(claim, **fields) -> None:

@@ -1,10 +1,12 @@
 """Where a login lands (staff on the runs, clinicians on their home), the health check and
 the /favicon.ico redirect."""
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.templatetags.static import static
 
+from patientagentbench import extensions
 from patientagentbench.roles import ALL_ROLES, STAFF_ROLES, has_role, role_required
 
 
@@ -12,8 +14,12 @@ from patientagentbench.roles import ALL_ROLES, STAFF_ROLES, has_role, role_requi
 def home(request):
     if has_role(request.user, *STAFF_ROLES):
         return redirect("run_list")
-    # Review lives in the annotation app; named by URL so the pipeline never imports it.
-    return redirect("review_home")
+    # Other roles land where their app said (annotation: clinicians on their review home),
+    # so the pipeline names no page of an app above it.
+    for role, url_name in extensions.landings():
+        if has_role(request.user, role):
+            return redirect(url_name)
+    raise PermissionDenied  # a role whose app is not installed has no home here
 
 
 def healthz(request):

@@ -13,9 +13,9 @@ from django_htmx.http import HttpResponseStopPolling
 from patientagentbench.conversation import describe_end
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, role_required
-from patientagentbench.runs.dispatch import broker_away
+from patientagentbench.runs import jobs
 from patientagentbench.runs.estimates import estimate
-from patientagentbench.runs.execution import lost_traces, progress
+from patientagentbench.runs.execution import TRACES, lost_traces, progress
 from patientagentbench.runs.launch import cancel_run, launch_run, resume_run
 from patientagentbench.runs.side_effects import effect_cards, state_sections
 from patientagentbench.runs.workers import worker_alive
@@ -57,7 +57,7 @@ def run_launch(request):
         )
         messages.success(request, f"Launched run {run.pk}.")
         if run.unsent:
-            messages.warning(request, broker_away(run))
+            messages.warning(request, jobs.broker_away(TRACES, run))
         return redirect("run_detail", pk=run.pk)
     return render(request, "runs/launch.html", {"form": form, "preview": _preview(request)})
 

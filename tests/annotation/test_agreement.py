@@ -270,7 +270,7 @@ def test_without_a_jury_only_clinician_figures_and_undefined_alpha_has_a_reason(
     )
     assert "jury_adjacent_agreement" not in result.summary()
     alone = agreement([Rating("i", "A", "d", 3), Rating("j", "A", "d", 4)], **QUICK)["d"]
-    assert alone.alpha.ordinal.reason == "fewer than 2 raters scored this dimension"
+    assert alone.alpha.ordinal.reason == "fewer than 2 raters gave scores"
     same = agreement([Rating(i, c, "d", 4) for i in "xy" for c in "AB"], **QUICK)["d"]
     assert same.alpha.ordinal.value is None and "no variation" in same.alpha.ordinal.reason
     assert same.fleiss_kappa.value is None

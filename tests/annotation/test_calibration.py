@@ -136,9 +136,9 @@ def test_the_worked_example_data_gives_the_published_nominal_and_interval_values
 
 def test_alpha_is_none_with_a_reason_when_undefined():
     one_rater = [Rating("A", "i1", "d", 3), Rating("A", "i2", "d", 4), Rating("B", "i1", "d", None)]
-    assert dimension_alpha("d", one_rater).reason == "fewer than 2 clinicians scored this dimension"
+    assert dimension_alpha("d", one_rater).reason == "fewer than 2 clinicians gave scores"
     apart = [Rating("A", "i1", "d", 3), Rating("B", "i2", "d", 4)]
-    assert dimension_alpha("d", apart).reason == "no item was scored by 2 or more clinicians"
+    assert dimension_alpha("d", apart).reason == "no item has scores from 2 or more clinicians"
     same = [Rating(c, i, "d", 4) for c in "AB" for i in ("i1", "i2")] + [Rating("A", "i3", "d", 1)]
     result = dimension_alpha("d", same)
     assert (result.alpha, result.reason) == (
@@ -206,7 +206,7 @@ def test_alpha_none_means_no_pass_and_says_why():
     result = round_report(ratings, reference, LENIENT).clinicians["A"]["clinical_safety"]
     assert result.rates_passed and not result.passed
     assert result.reason == (
-        "the round's alpha could not be computed (fewer than 2 clinicians scored this dimension)"
+        "the round's alpha could not be computed (fewer than 2 clinicians gave scores)"
     )
 
 

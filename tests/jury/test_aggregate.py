@@ -15,7 +15,7 @@ from jury.aggregate import (
     weighted_detail,
 )
 from jury.parsing import ParsedVerdict
-from jury.rubric import load_rubric
+from ratings.rubric import load_rubric
 
 WEIGHTS = load_rubric().weights
 

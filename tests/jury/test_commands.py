@@ -11,9 +11,9 @@ from django.core.management.base import CommandError
 
 from jury.demo import JUDGES, PANEL
 from jury.models import Judge, JuryRun, Panel, Verdict
-from jury.rubric import cached_rubric
 from patientagentbench.management.commands.seed_demo import DEMO_SCENARIO_LABEL
 from patientagentbench.models import ModelConfig, Run
+from ratings.rubric import cached_rubric
 from tests.analysis.paths import GOLDEN
 from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.jury.conftest import make_panel
@@ -44,7 +44,7 @@ def test_run_jury_inline_scores_every_conversation(two_model_run, sim_panel):
 
 
 def test_run_jury_wait_without_a_worker_exits_2(two_model_run, sim_panel, monkeypatch):
-    monkeypatch.setattr("jury.management.commands.run_jury.NO_WORKER_GRACE_S", 0)
+    monkeypatch.setattr("patientagentbench.runs.jobs.NO_WORKER_GRACE_S", 0)
     code, _, err = run_command(
         "run_jury", "--run", str(two_model_run.pk), "--panel", "sim-panel", "--wait"
     )

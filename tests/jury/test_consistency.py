@@ -63,9 +63,12 @@ def test_perfect_retest():
 @pytest.mark.parametrize(
     ("table", "reason"),
     [
-        ({"c1": [4], "c2": [2]}, "needs two repetitions"),
-        ({"c1": [4, None], "c2": [None, 2]}, "no conversation has two scored repetitions"),
-        ({"c1": [4, 4], "c2": [4, 4]}, "every score is the same"),
+        ({"c1": [4], "c2": [2]}, "fewer than 2 repetitions gave scores"),
+        (
+            {"c1": [4, None], "c2": [None, 2]},
+            "no conversation has scores from 2 or more repetitions",
+        ),
+        ({"c1": [4, 4], "c2": [4, 4]}, "no variation: every score on shared conversations was 4"),
     ],
 )
 def test_alpha_says_why_it_is_undefined(table, reason):

@@ -13,8 +13,8 @@ from jury.evaluations_import import (
     parse_evaluations,
     read_evaluations,
 )
-from jury.rubric import load_rubric
 from patientagentbench.interchange.langchain import parse_conversations
+from ratings.rubric import load_rubric
 from tests.analysis.paths import GOLDEN
 
 # The project's copy of ../shared/golden/patientagentbench-sample (tests run without ../shared).

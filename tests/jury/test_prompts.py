@@ -14,9 +14,9 @@ from jury.prompts import (
     TOOL_SPEC,
     judge_messages,
 )
-from jury.rubric import cached_rubric, load_rubric
 from patientagentbench.cases.generate import generate_case_set
 from patientagentbench.transcripts import transcript_of
+from ratings.rubric import cached_rubric, load_rubric
 
 SECRET = "SECRET-9c1e"
 ANSWER_KEY = "ANSWERKEY-44d2"

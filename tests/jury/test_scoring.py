@@ -6,12 +6,12 @@ import json
 import pytest
 
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
-from jury.rubric import cached_rubric
 from jury.scoring import execute_inline, execute_job, launch_jury
 from patientagentbench.models import ModelConfig
 from patientagentbench.runs.launch import execute_inline as run_inline
 from patientagentbench.runs.launch import launch_run
 from patientagentbench.suites.case_sets import create_case_set
+from ratings.rubric import cached_rubric
 from tests.fakes.llm_server import (
     ANTHROPIC,
     OPENAI,

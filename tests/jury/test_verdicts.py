@@ -11,9 +11,9 @@ from jury import verdicts
 from jury.export import score_rows, write_scores
 from jury.importing import EvaluationsImportError, import_evaluations
 from jury.models import Judge, Panel, Verdict
-from jury.rubric import cached_rubric
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import ModelConfig, Run, Trace
+from ratings.rubric import cached_rubric
 from tests.analysis.paths import GOLDEN
 from tests.fakes.llm_server import FakeLLMServer, error_reply, text_reply
 from tests.jury.conftest import make_panel, simulated_model, verdict

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from jury.models import JuryRun, Panel, Verdict
-from jury.rubric import cached_rubric
 from jury.scoring import execute_inline, launch_jury
+from ratings.rubric import cached_rubric
 from tests.jury.conftest import make_panel, simulated_model, verdict
 
 pytestmark = pytest.mark.django_db

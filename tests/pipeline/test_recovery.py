@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from patientagentbench.celery import app
-from patientagentbench.conversation import EndReason
+from patientagentbench.conversation import EndConversation, EndReason
 from patientagentbench.models import Run, Trace, WorkerHeartbeat
-from patientagentbench.runs import execution, workers
+from patientagentbench.runs import execution, jobs, workers
 from patientagentbench.runs.execution import _save_error, claim, execute_trace, progress
 from patientagentbench.runs.launch import execute_inline, launch_run, resume_run
 
@@ -161,8 +161,8 @@ def test_a_worker_taken_for_lost_stops_its_conversation(office_suite, sim_models
     trace = run.traces.first()
     old_claim = claim(trace.pk, as_worker("w@host#1#aa"))
     Trace.objects.filter(pk=trace.pk).update(status="queued", worker="")  # taken back
-    provider = execution.GuardedProvider(trace.model, run.pk, old_claim)
-    with pytest.raises(execution.EndConversation) as stopped:
+    provider = jobs.GuardedProvider(trace.model, execution.TRACES, run.pk, old_claim)
+    with pytest.raises(EndConversation) as stopped:
         provider.complete([], [], 1.0, None)
     assert stopped.value.reason == EndReason.WORKER_LOST
 
@@ -288,11 +288,10 @@ def test_wait_reports_a_run_stuck_with_a_dead_worker_instead_of_hanging(
     office_suite, sim_models, monkeypatch, settings, fails_instead_of_hanging
 ):
     """The worker took the jobs and died mid-run; nothing else is running."""
-    from patientagentbench.management.commands import run_benchmark
 
     settings.WORKER_DEAD_AFTER_S = 1
-    monkeypatch.setattr(run_benchmark, "NO_WORKER_GRACE_S", 0.5)
-    monkeypatch.setattr(run_benchmark, "CHECK_WORKERS_EVERY_S", 0.2)
+    monkeypatch.setattr(jobs, "NO_WORKER_GRACE_S", 0.5)
+    monkeypatch.setattr(jobs, "CHECK_WORKERS_EVERY_S", 0.2)
     heard("doomed@host#1#aa", 0)
 
     def taken_by_the_doomed_worker(trace_id):

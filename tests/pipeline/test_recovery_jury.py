@@ -12,11 +12,12 @@ from django.utils import timezone
 
 from jury import scoring
 from jury.models import JuryRun, Verdict
-from jury.rubric import cached_rubric
 from jury.scoring import claim, execute_inline, execute_job, launch_jury, resume_jury
 from patientagentbench.models import WorkerHeartbeat
-from patientagentbench.runs import workers
+from patientagentbench.runs import jobs, workers
+from ratings.rubric import cached_rubric
 from tests.jury.conftest import scenario_run, two_judge_panel
+from tests.operations.test_redis_away import broker_away  # noqa: F401 - a fixture
 from tests.pipeline.test_recovery import fails_instead_of_hanging  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
@@ -131,9 +132,9 @@ def test_run_jury_wait_reports_lost_jobs_instead_of_hanging(sim_models, monkeypa
     run = scenario_run(sim_models)
     two_judge_panel()
     settings.WORKER_DEAD_AFTER_S = 1
-    monkeypatch.setattr(run_jury, "NO_WORKER_GRACE_S", 0.5)
-    monkeypatch.setattr(run_jury, "CHECK_WORKERS_EVERY_S", 0.2)
-    monkeypatch.setattr(scoring, "enqueue_queued", lambda jury_run_id: 0)
+    monkeypatch.setattr(jobs, "NO_WORKER_GRACE_S", 0.5)
+    monkeypatch.setattr(jobs, "CHECK_WORKERS_EVERY_S", 0.2)
+    monkeypatch.setattr(jobs, "enqueue_queued", lambda kind, batch_id: 0)
     doomed = as_worker("doomed@host#1#aa")
     real_launch = scoring.launch_jury
 
@@ -158,3 +159,81 @@ def test_run_jury_wait_reports_lost_jobs_instead_of_hanging(sim_models, monkeypa
         )
     assert exited.value.code == 2
     assert "held by a worker that stopped" in err.getvalue()
+
+
+def test_a_judge_job_taken_back_mid_conversation_makes_no_further_call(scoring_run, monkeypatch):
+    """Its worker was presumed dead and the job queued again for another worker: the old
+    holder stops paying at once instead of judging the remaining dimensions."""
+    job = scoring_run.jobs.select_related("judge__model").first()
+    real = scoring.judge_provider(job.judge.model)
+    calls = []
+
+    class TakenBackAfterTwoCalls:
+        def complete(self, *args, **kwargs):
+            calls.append(1)
+            if len(calls) == 2:  # the heartbeat takes the job back while this call runs
+                type(job).objects.filter(pk=job.pk).update(status="queued", worker="")
+            return real.complete(*args, **kwargs)
+
+    monkeypatch.setattr(scoring, "judge_provider", lambda model: TakenBackAfterTwoCalls())
+    execute_job(job.pk, worker=as_worker("slow@host#1#aa"))
+    assert len(calls) == 2 < DIMENSIONS
+    job.refresh_from_db()
+    assert job.status == "queued"  # left to its new holder
+    assert not Verdict.objects.filter(job=job).exists()
+
+
+def test_a_judge_job_stops_calling_at_the_spend_limit_between_parse_attempts(
+    scoring_run, monkeypatch
+):
+    """Every call is checked, retries of an off-format answer included."""
+    from patientagentbench.providers.types import Completion
+
+    JuryRun.objects.filter(pk=scoring_run.pk).update(spend_limit=1)
+    job = scoring_run.jobs.first()
+    calls = []
+
+    class OffFormatAndCostly:
+        def complete(self, *args, **kwargs):
+            calls.append(1)
+            JuryRun.objects.filter(pk=scoring_run.pk).update(spent=5)  # this call's cost
+            return Completion(text="not json", tool_calls=[], tokens_in=1, tokens_out=1)
+
+    monkeypatch.setattr(scoring, "judge_provider", lambda model: OffFormatAndCostly())
+    execute_job(job.pk)
+    assert len(calls) == 1
+    scoring_run.refresh_from_db()
+    assert scoring_run.status == JuryRun.Status.STOPPED
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("broker_away")
+def test_a_jury_launch_with_the_broker_away_says_what_was_kept_queued(
+    client, researcher, sim_models
+):
+    run = scenario_run(sim_models)
+    panel = two_judge_panel()
+    client.force_login(researcher)
+    page = client.post(
+        reverse("jury_launch", args=[run.pk]), {"panel": panel.pk, "repeat": 1}, follow=True
+    )
+    jury_run = JuryRun.objects.get()
+    body = page.content.decode()
+    assert f"Scoring {jury_run.pk} launched." in body
+    assert "The job queue is not answering" in body and "12 jobs queued" in body
+    assert f"manage.py resume_jury {jury_run.pk}" in body
+    assert set(jury_run.jobs.values_list("status", flat=True)) == {"queued"}
+
+    err = StringIO()
+    call_command(
+        "run_jury",
+        "--run",
+        str(run.pk),
+        "--panel",
+        panel.name,
+        "--repeat",
+        "2",
+        stdout=StringIO(),
+        stderr=err,
+    )
+    assert "12 jobs queued" in err.getvalue()  # the second repetition's twelve

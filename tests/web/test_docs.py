@@ -68,7 +68,7 @@ def test_the_docs_define_the_metrics_and_the_rubric():
     for term in ("TSS", "AC", "Divergence point", "Output agreement", "Correctness", "pass^k"):
         assert term in metrics, term
     rubric = (ROOT / "docs" / "rubric.md").read_text(encoding="utf-8")
-    from jury.rubric import cached_rubric
+    from ratings.rubric import cached_rubric
 
     for dimension in cached_rubric("patientagentbench", "1").dimensions:
         assert dimension.label in rubric, dimension.label

@@ -1,17 +1,14 @@
 import sys
-import time
 from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
 from jury.forms import MAX_REPEAT
 from jury.models import JuryRun, Panel
-from jury.scoring import JuryError, execute_inline, launch_jury, lost_jobs, progress
+from jury.scoring import JUDGE_JOBS, JuryError, execute_inline, launch_jury, progress
 from patientagentbench.models import Run
-from patientagentbench.runs.workers import progress_bar, worker_appears
-
-NO_WORKER_GRACE_S = 8
-CHECK_WORKERS_EVERY_S = 5
+from patientagentbench.runs import jobs
+from patientagentbench.runs.workers import progress_bar
 
 
 class Command(BaseCommand):
@@ -64,6 +61,8 @@ class Command(BaseCommand):
         except JuryError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(str(jury_run.pk))
+        if jury_run.unsent:
+            self.stderr.write(jobs.broker_away(JUDGE_JOBS, jury_run))
         if options["inline"]:
             execute_inline(jury_run)
             self._report(jury_run)
@@ -84,38 +83,9 @@ class Command(BaseCommand):
         return run.first()
 
     def _wait(self, jury_run: JuryRun) -> None:
-        if jury_run.is_active and not worker_appears(NO_WORKER_GRACE_S):
-            self.stderr.write(
-                f"No Celery worker is running, so scoring {jury_run.pk} stays queued. Start one "
-                "with `celery -A patientagentbench worker` (or `make demo`), then wait again."
-            )
-            sys.exit(2)
-        reported_lost = 0
-        next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
-        while True:
-            counts = progress(jury_run.pk)
-            jury_run.refresh_from_db(fields=["status", "spent"])
-            self._draw(counts, jury_run)
-            if not jury_run.is_active:
-                break
-            if time.monotonic() >= next_check:
-                next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
-                lost = lost_jobs(jury_run.pk)
-                if not worker_appears(NO_WORKER_GRACE_S):
-                    held = f", {lost} of them held by a worker that stopped" if lost else ""
-                    self.stderr.write(
-                        f"\nNo Celery worker is reporting, so scoring {jury_run.pk} is stuck: "
-                        f"{counts['queued']} queued and {counts['running']} running judge "
-                        f"jobs{held}. Start a worker: it takes lost jobs back and finishes."
-                    )
-                    sys.exit(2)
-                if lost and lost != reported_lost:
-                    self.stderr.write(
-                        f"\n{lost} running judge job(s) are held by a worker that stopped "
-                        "reporting; a live worker queues them again within a minute."
-                    )
-                reported_lost = lost
-            time.sleep(0.5)
+        jobs.wait_for(
+            JUDGE_JOBS, jury_run, self.stdout, self.stderr, lambda c: self._draw(c, jury_run)
+        )
         self.stdout.write("")
         self._report(jury_run)
 

@@ -1,19 +1,14 @@
 import sys
-import time
 from decimal import Decimal
 
 from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.models import ModelConfig, Run, Suite
-from patientagentbench.runs import limits
-from patientagentbench.runs.dispatch import broker_away
-from patientagentbench.runs.execution import lost_traces, progress
+from patientagentbench.runs import jobs, limits
+from patientagentbench.runs.execution import TRACES
 from patientagentbench.runs.launch import launch_run
-from patientagentbench.runs.workers import progress_bar, progress_words, worker_appears
+from patientagentbench.runs.workers import progress_bar, progress_words
 from patientagentbench.views.forms import parse_temperatures
-
-NO_WORKER_GRACE_S = 8
-CHECK_WORKERS_EVERY_S = 5
 
 
 class Command(BaseCommand):
@@ -77,7 +72,7 @@ class Command(BaseCommand):
         )
         self.stdout.write(str(run.pk))
         if run.unsent:
-            self.stderr.write(broker_away(run))
+            self.stderr.write(jobs.broker_away(TRACES, run))
         if options["wait"]:
             self._wait(run)
 
@@ -115,33 +110,9 @@ class Command(BaseCommand):
         return [tasks[t] for t in ids]
 
     def _wait(self, run: Run) -> None:
-        if run.is_active and not worker_appears(NO_WORKER_GRACE_S):
-            self.stderr.write(
-                f"No Celery worker is running, so run {run.pk} stays queued. Start one with "
-                "`celery -A patientagentbench worker` (or `make demo`), then wait again."
-            )
-            sys.exit(2)
-        reported_lost = 0
-        next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
-        while True:
-            counts = progress(run.pk)
-            run.refresh_from_db(fields=["status", "stop_reason"])
-            self._draw(counts, run.status)
-            if not run.is_active:
-                break
-            if time.monotonic() >= next_check:
-                next_check = time.monotonic() + CHECK_WORKERS_EVERY_S
-                lost = lost_traces(run.pk)
-                if not worker_appears(NO_WORKER_GRACE_S):
-                    self.stderr.write("\n" + stuck_message(run.pk, counts, lost))
-                    sys.exit(2)
-                if lost and lost != reported_lost:
-                    self.stderr.write(
-                        f"\n{lost} running trace(s) are held by a worker that stopped "
-                        "reporting; a live worker queues them again within a minute."
-                    )
-                reported_lost = lost
-            time.sleep(0.5)
+        counts = jobs.wait_for(
+            TRACES, run, self.stdout, self.stderr, lambda c: self._draw(c, run.status)
+        )
         self.stdout.write("")
         self.stdout.write(
             f"Run {run.pk} {run.status}: {counts['done']} done, {counts['error']} errors, "
@@ -154,16 +125,6 @@ class Command(BaseCommand):
         line = f"\r{progress_bar(counts)} {progress_words(counts)} ({status})"
         self.stdout.write(line, ending="")
         self.stdout.flush()
-
-
-def stuck_message(run_id: int, counts: dict, lost: int) -> str:
-    held = f", {lost} of them held by a worker that stopped" if lost else ""
-    return (
-        f"No Celery worker is reporting, so run {run_id} is stuck: {counts['queued']} "
-        f"queued and {counts['running']} running trace(s){held}. Start a worker (`celery -A "
-        "patientagentbench worker` or `make demo`): it takes lost traces back and finishes "
-        f"the run. `manage.py resume_run {run_id}` queues them again at once."
-    )
 
 
 def _as_options(message: str) -> str:

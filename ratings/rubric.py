@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ratings.scale import PASS_THRESHOLD, SCORES
+
 RUBRICS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rubrics"
 SCORED_TRACKS = frozenset({"clinical", "operations"})
 REALISM = "realism"
 TRACKS = SCORED_TRACKS | {REALISM}
 JUDGES = frozenset({"panel", "experiment"})
-SCORES = (1, 2, 3, 4, 5)
 SCORED_DIMENSION_COUNT = 6
 
 
@@ -192,7 +193,8 @@ def _text(data: dict, field: str, where: _Where) -> str:
 
 
 def _pass_threshold(data: dict, where: _Where) -> int:
-    value = data.get("pass_threshold")
+    # A rubric states its pass mark; one that does not keeps the scale's default.
+    value = data.get("pass_threshold", PASS_THRESHOLD)
     if isinstance(value, bool) or value not in SCORES:
         raise where.error("pass_threshold", f"must be a score from 1 to 5, got {value!r}")
     return value

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from jury.rubric import (
+from ratings.rubric import (
     RUBRICS_DIR,
     RubricError,
     available_versions,
@@ -220,9 +220,9 @@ def test_the_loader_imports_no_django():
     import ast
     import inspect
 
-    import jury.rubric
+    import ratings.rubric
 
-    tree = ast.parse(inspect.getsource(jury.rubric))
+    tree = ast.parse(inspect.getsource(ratings.rubric))
     imported = {
         alias.name
         for node in ast.walk(tree)

@@ -1,0 +1,13 @@
+"""The pipeline's pages read what the apps above registered (`patientagentbench.extensions`)."""
+
+from django import template
+
+from patientagentbench import extensions
+
+register = template.Library()
+
+
+@register.simple_tag
+def run_actions():
+    """`{% run_actions as actions %}`: buttons other apps put on a run's page."""
+    return extensions.run_actions()
