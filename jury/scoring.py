@@ -33,7 +33,6 @@ from jury.prompts import JSON_SCHEMA, TOOL_SPEC, judge_messages
 from jury.simulated import SimulatedJudgeProvider
 from patientagentbench.conversation import EndConversation
 from patientagentbench.models import ModelConfig, Run, Trace
-from patientagentbench.providers.factory import shared_provider
 from patientagentbench.providers.redaction import redact
 from patientagentbench.providers.types import CallContext, OutputSchema, ProviderError
 from patientagentbench.runs import jobs
@@ -271,14 +270,7 @@ def judge_provider(model: ModelConfig):
     """The simulated judge for simulated judge profiles; any pipeline provider otherwise."""
     if model.is_simulated:
         return SimulatedJudgeProvider(model.model_id)
-    return shared_provider(
-        model.provider,
-        model.model_id,
-        model.base_url,
-        model.api_key_env,
-        timeout=settings.PROVIDER_TIMEOUT_S,
-        max_output_tokens=model.max_output_tokens,
-    )
+    return jobs.provider_for(model)
 
 
 def _conversation(trace_id: int) -> tuple[list, dict, dict]:

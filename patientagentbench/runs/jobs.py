@@ -189,6 +189,19 @@ def charge(kind: JobKind, batch_id: int, cost: Decimal) -> None:
         kind.batch_model.objects.filter(pk=batch_id).update(spent=F("spent") + cost)
 
 
+def provider_for(model: ModelConfig):
+    """The process's shared client for a model config, with the job-wide timeout and the
+    model's output cap."""
+    return shared_provider(
+        model.provider,
+        model.model_id,
+        model.base_url,
+        model.api_key_env,
+        timeout=settings.PROVIDER_TIMEOUT_S,
+        max_output_tokens=model.max_output_tokens,
+    )
+
+
 class GuardedProvider:
     """A provider call as a job makes it: batch still going and the job still ours, under the
     endpoint's concurrency limit, at most the model's output tokens, retried on
@@ -203,14 +216,7 @@ class GuardedProvider:
         provider=None,
     ):
         self.model, self.kind, self.batch_id, self.claim = model, kind, batch_id, job_claim
-        self.provider = provider or shared_provider(
-            model.provider,
-            model.model_id,
-            model.base_url,
-            model.api_key_env,
-            timeout=settings.PROVIDER_TIMEOUT_S,
-            max_output_tokens=model.max_output_tokens,
-        )
+        self.provider = provider or provider_for(model)
 
     def complete(self, messages, tools, temperature, context):
         check_may_continue(self.kind, self.batch_id, self.claim)
