@@ -5,13 +5,16 @@ case attribute value, judge of the panel or panel, as a table and a forest plot,
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from collections.abc import Iterable
 
+import plotly.graph_objects as go
+
 from annotation import agreement
 from annotation.agreement import Rating
-from annotation.dashboards.common import BREAKDOWN_RESAMPLES, _agree
-from annotation.dashboards.figures import _forest, figure
+from annotation.dashboards.common import BREAKDOWN_RESAMPLES, agree
+from annotation.dashboards.figures import apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset, jury_scores
 from annotation.dashboards.tables import table
 from jury.models import Panel, Verdict
@@ -27,7 +30,7 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
         # Only the dimensions the jury scored: the others have no envelope to show.
         judged = {r.dimension for r in ratings if r.kind == agreement.JURY}
         mine = [r for r in ratings if r.dimension in judged]
-        result = _agree(mine, ds.filters.margin, BREAKDOWN_RESAMPLES)
+        result = agree(mine, ds.filters.margin, BREAKDOWN_RESAMPLES)
         for key in ds.dimension_order(result):
             if result[key]["has_jury"]:
                 rows.append(_breakdown_row(ds, group, key, result[key]))
@@ -98,3 +101,44 @@ def _breakdown_row(ds: Dataset, group: str, key: str, result: dict) -> dict:
         "verdict": envelope["verdict"],
         **{name: pairs[name] for name in ("exact", "weighted_kappa", "mae", "bias")},
     }
+
+
+# --- the forest plot -----------------------------------------------------------------------------
+
+
+def _forest(rows: list[dict], margin: float, title: str) -> go.Figure:
+    """Each group's (jury − clinician) adjacent-agreement difference with its interval."""
+    usable = [r for r in rows if r["difference"]["value"] is not None]
+    if not usable:
+        return empty_figure(title, "no group has a difference to show")
+    fig = go.Figure()
+    for dimension in dict.fromkeys(r["dimension"] for r in usable):
+        mine = [r for r in usable if r["dimension"] == dimension]
+        value = [r["difference"]["value"] for r in mine]
+        ci = [r["difference"]["ci"] or [v, v] for r, v in zip(mine, value, strict=True)]
+        fig.add_trace(
+            go.Scatter(
+                x=value,
+                y=[r["group"] for r in mine],
+                mode="markers",
+                orientation="h",
+                name=dimension,
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [high - v for (_, high), v in zip(ci, value, strict=True)],
+                    "arrayminus": [v - low for (low, _), v in zip(ci, value, strict=True)],
+                },
+                hovertemplate="%{y}: %{x:.2f}<extra>" + html.escape(dimension) + "</extra>",
+            )
+        )
+    fig.add_vrect(x0=-margin, x1=margin, fillcolor="rgba(26,127,55,0.10)", line_width=0)
+    fig.add_vline(x=0, line={"color": "#8c959f", "dash": "dot"})
+    height = max(300, 40 * len({r["group"] for r in usable}) + 160)
+    return apply_layout(
+        fig,
+        title + f" (shaded: the ±{margin:g} margin)",
+        height=height,
+        scattermode="group",
+        xaxis={"title": "jury − clinician adjacent agreement"},
+    )

@@ -15,9 +15,9 @@ from django.utils import timezone
 from plotly.offline import get_plotlyjs
 
 from annotation.dashboards.cache import stamp
-from annotation.dashboards.common import BREAKDOWN_RESAMPLES, LIVE_RESAMPLES, _agree
+from annotation.dashboards.common import BREAKDOWN_RESAMPLES, LIVE_RESAMPLES, agree
 from annotation.dashboards.filters import Filters
-from annotation.dashboards.loading import _kind, load
+from annotation.dashboards.loading import load, study_kind
 from annotation.dashboards.pages import LIVE_PAGES, page_data
 from annotation.dashboards.tables import write_table_csv
 from annotation.export import write_csv
@@ -63,14 +63,14 @@ def study_bundle(study: Study) -> bytes:
         write_csv(study, scores)
         bundle.writestr("scores.csv", scores.getvalue())
         ds = load(Filters(study=study.pk))
-        result = _agree(ds.ratings(), ds.filters.margin)
+        result = agree(ds.ratings(), ds.filters.margin)
         bundle.writestr("agreement.json", json.dumps(result, indent=2))
         tables, figures = _bundle_files(bundle, pages)
         bundle.writestr("figures/plotly.min.js", get_plotlyjs())
         jury = pages["jury"]["summary"]["jury"] or "none (no verdicts on these conversations)"
         readme = BUNDLE_README.format(
             name=study.name,
-            kind=_kind(study.kind),
+            kind=study_kind(study.kind),
             pk=study.pk,
             when=timezone.now().strftime("%Y-%m-%d %H:%M %Z"),
             tables="\n".join(tables),

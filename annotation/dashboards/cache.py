@@ -58,7 +58,7 @@ def _stamp_sql() -> str:
     return "SELECT " + ", ".join(parts)
 
 
-def _cached(base: str, current: str, compute: Callable[[], dict]) -> dict:
+def cached(base: str, current: str, compute: Callable[[], dict]) -> dict:
     """The data for this stamp; else computed once. While one request computes, other polls
     for the same page and filters get the previous numbers (their stamp says so, so their
     next poll asks again) instead of computing the same thing alongside it."""

@@ -43,12 +43,12 @@ class Filters:
             for f in fields(cls)
         }
         return cls(
-            study=_int(text["study"]),
-            run=_int(text["run"]),
+            study=parse_id(text["study"]),
+            run=parse_id(text["run"]),
             model=text["model"],
             attribute=text["attribute"] if "=" in text["attribute"] else "",
-            panel=_int(text["panel"]),
-            judge=_int(text["judge"]),
+            panel=parse_id(text["panel"]),
+            judge=parse_id(text["judge"]),
             margin=_margin(text["margin"]),
             breakdown=text["breakdown"],
             dimension=text["dimension"],
@@ -69,7 +69,8 @@ class Filters:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:24]
 
 
-def _int(text: str) -> int | None:
+def parse_id(text: str) -> int | None:
+    """A database id read from query text, or None (never an error)."""
     # isdecimal, not isdigit ("²" is a digit int() refuses); 19 digits and more are no id.
     return int(text) if text.isdecimal() and len(text) <= 18 else None
 

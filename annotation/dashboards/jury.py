@@ -4,13 +4,21 @@ and per comparison mode, with the verdicts left out and the scatter and confusio
 
 from __future__ import annotations
 
+import html
+import statistics
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
 from annotation import agreement
 from annotation.dashboards.breakdowns import breakdown
-from annotation.dashboards.common import _agree, _summary
-from annotation.dashboards.figures import _confusion, _scatter, figure
+from annotation.dashboards.common import agree, item_scores, page_summary
+from annotation.dashboards.figures import apply_layout, empty_figure, figure, grid
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
 from jury.verdicts import STATUS_WORDS
+from ratings.scale import SCORES
 
 MODE_LABELS = {
     "every_pair": "every jury–clinician pair",
@@ -24,7 +32,7 @@ MODE_LABELS = {
 
 
 def jury_page(ds: Dataset) -> dict:
-    result = _agree(ds.ratings(), ds.filters.margin)
+    result = agree(ds.ratings(), ds.filters.margin)
     dims = [d for d in ds.dimension_order(result) if result[d]["has_jury"]]
     tables = {
         "envelope": _envelope_table(ds, result, dims),
@@ -38,7 +46,7 @@ def jury_page(ds: Dataset) -> dict:
     }
     if ds.filters.breakdown:
         tables["breakdown"], figures["breakdown"] = breakdown(ds, ds.filters.breakdown)
-    return {"summary": _summary(ds), "tables": tables, "figures": figures}
+    return {"summary": page_summary(ds), "tables": tables, "figures": figures}
 
 
 def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
@@ -164,3 +172,127 @@ def _excluded_table(ds: Dataset, result: dict) -> dict:
     ]
     note = "Not applicable, unparseable and error ratings are never numbers: left out, counted."
     return table("Left out", columns, rows, note, empty="Nothing was left out.")
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+def _jitter(trace: int, salt: int) -> float:
+    """A small, repeatable offset so items with the same scores do not hide each other."""
+    return ((trace * 2654435761 + salt * 40503) % 1000 / 1000 - 0.5) * 0.24
+
+
+def _scatter(ds: Dataset, dims: list[str]) -> go.Figure:
+    title = "Jury score vs the clinicians' mean, per item (band: within 1 point)"
+    if not dims or ds.jury is None:
+        return empty_figure(title, "no jury scores on these conversations")
+    rows, cols = grid(len(dims))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[ds.label(d) for d in dims])
+    per_item = item_scores(ds, dims)
+    for i, key in enumerate(dims):
+        row, col = divmod(i, cols)
+        _band(fig, row + 1, col + 1, legend=i == 0)
+        points = [
+            (trace, statistics.fmean(scores), ds.jury.scores.get((trace, key)))
+            for trace, scores in sorted(per_item[key].items())
+        ]
+        points = [(t, m, j) for t, m, j in points if j is not None and j[0] is not None]
+        for inside in (True, False):
+            chosen = [(t, m, j) for t, m, j in points if (abs(j[0] - m) <= 1) == inside]
+            fig.add_trace(_points(ds, chosen, inside, legend=i == 0), row=row + 1, col=col + 1)
+    fig.update_xaxes(range=[0.5, 5.5], dtick=1, title_text="clinicians' mean")
+    fig.update_yaxes(range=[0.5, 5.5], dtick=1, title_text="jury")
+    return apply_layout(fig, title, height=330 * rows)
+
+
+def _band(fig: go.Figure, row: int, col: int, legend: bool) -> None:
+    x = [0.5, 5.5, 5.5, 0.5]
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=[-0.5, 4.5, 6.5, 1.5],
+            fill="toself",
+            mode="lines",
+            line={"width": 0},
+            fillcolor="rgba(31,111,235,0.10)",
+            name="±1 band",
+            showlegend=legend,
+            legendgroup="band",
+            hoverinfo="skip",
+        ),
+        row=row,
+        col=col,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0.5, 5.5],
+            y=[0.5, 5.5],
+            mode="lines",
+            line={"color": "#8c959f", "dash": "dot", "width": 1},
+            showlegend=False,
+            hoverinfo="skip",
+        ),
+        row=row,
+        col=col,
+    )
+
+
+def _points(ds: Dataset, points: list, inside: bool, legend: bool) -> go.Scatter:
+    text = []
+    for trace, mean, (score, _status, jury_mean) in points:
+        c = ds.conversations.get(trace)
+        where = f"{html.escape(c.model)} · {html.escape(c.case)}" if c else ""
+        text.append(
+            f"trace {trace}<br>{where}<br>clinicians' mean {mean:.2f}"
+            f"<br>jury {score} (mean {jury_mean:.2f})"
+        )
+    return go.Scatter(
+        x=[m + _jitter(t, 1) * 0.5 for t, m, _ in points],
+        y=[j[0] + _jitter(t, 2) for t, _, j in points],
+        mode="markers",
+        marker={"size": 6, "color": "#1f6feb" if inside else "#cf222e", "opacity": 0.7},
+        name="within 1 point" if inside else "more than 1 apart",
+        legendgroup="in" if inside else "out",
+        showlegend=legend,
+        text=text,
+        hovertemplate="%{text}<extra></extra>",
+    )
+
+
+def _confusion(ds: Dataset, dims: list[str]) -> go.Figure:
+    title = "Jury score × clinician score, every pair (count)"
+    if not dims or ds.jury is None:
+        return empty_figure(title, "no jury scores on these conversations")
+    rows, cols = grid(len(dims))
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[ds.label(d) for d in dims],
+        horizontal_spacing=0.08,
+        vertical_spacing=0.16 if rows > 1 else 0.1,
+    )
+    per_item = item_scores(ds, dims)
+    for i, key in enumerate(dims):
+        counts = np.zeros((5, 5), dtype=int)
+        for trace, scores in per_item[key].items():
+            jury = ds.jury.scores.get((trace, key))
+            if jury and jury[0] is not None:
+                for score in scores:
+                    counts[jury[0] - 1, score - 1] += 1
+        row, col = divmod(i, cols)
+        fig.add_trace(
+            go.Heatmap(
+                z=counts,
+                x=list(SCORES),
+                y=list(SCORES),
+                text=counts,
+                texttemplate="%{text}",
+                coloraxis="coloraxis",
+                hovertemplate="jury %{y}, clinician %{x}: %{z} pairs<extra></extra>",
+            ),
+            row=row + 1,
+            col=col + 1,
+        )
+    fig.update_xaxes(title_text="clinician", dtick=1)
+    fig.update_yaxes(title_text="jury", dtick=1)
+    return apply_layout(fig, title, height=330 * rows, coloraxis={"colorscale": "Blues"})

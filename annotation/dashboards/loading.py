@@ -311,7 +311,7 @@ def facets(filters: Filters, page: str) -> list[dict]:
         judges = judges.filter(panels=filters.panel)
     chosen = {k: "" if v is None else str(v) for k, v in asdict(filters).items()}
     selects = [
-        ("study", "Study or round", [(pk, f"{n} ({_kind(k)})") for pk, n, k in studies]),
+        ("study", "Study or round", [(pk, f"{n} ({study_kind(k)})") for pk, n, k in studies]),
         (
             "run",
             "Run",
@@ -343,7 +343,8 @@ def facets(filters: Filters, page: str) -> list[dict]:
     ]
 
 
-def _kind(kind: str) -> str:
+def study_kind(kind: str) -> str:
+    """How a study kind reads on a page: "calibration round" or "study"."""
     return "calibration round" if kind == Study.Kind.CALIBRATION else "study"
 
 

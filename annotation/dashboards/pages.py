@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from annotation.dashboards.cache import DATA_VERSION, _cached, stamp
+from annotation.dashboards.cache import DATA_VERSION, cached, stamp
 from annotation.dashboards.filters import Filters
 from annotation.dashboards.jury import jury_page
 from annotation.dashboards.loading import Dataset, load
@@ -20,7 +20,7 @@ LIVE_PAGES = ("jury", "raters", "quality")
 def page_data(page: str, filters: Filters, current: str | None = None) -> dict:
     """A live page's results as plain data, computed only when the stamp has moved."""
     base = f"dashboards:v{DATA_VERSION}:{page}:{filters.digest()}"
-    return _cached(base, current or stamp(), lambda: COMPUTE[page](load(filters)))
+    return cached(base, current or stamp(), lambda: COMPUTE[page](load(filters)))
 
 
 COMPUTE: dict[str, Callable[[Dataset], dict]] = {

@@ -13,14 +13,16 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+import plotly.graph_objects as go
 from django.db.models import Count, Q
+from plotly.subplots import make_subplots
 
 from annotation import agreement
-from annotation.dashboards.cache import DATA_VERSION, _cached, stamp
-from annotation.dashboards.common import _summary
-from annotation.dashboards.figures import _plan_figure, figure
-from annotation.dashboards.filters import Filters, _int
-from annotation.dashboards.loading import _kind, load
+from annotation.dashboards.cache import DATA_VERSION, cached, stamp
+from annotation.dashboards.common import page_summary
+from annotation.dashboards.figures import PALETTE, apply_layout, figure
+from annotation.dashboards.filters import Filters, parse_id
+from annotation.dashboards.loading import load, study_kind
 from annotation.dashboards.tables import table
 from annotation.models import Assignment, Item, Study
 
@@ -39,11 +41,11 @@ class PlanRequest:
     def from_query(cls, query: Mapping[str, Any]) -> PlanRequest:
         default = cls()
         return cls(
-            pilot=_int(str(query.get("pilot") or "")),
+            pilot=parse_id(str(query.get("pilot") or "")),
             items=_numbers(query.get("items"), default.items, 2, 5000),
             overlaps=_numbers(query.get("overlaps"), default.overlaps, 2, 20),
             target=_target(query.get("target"), default.target),
-            panel=_int(str(query.get("panel") or "")),
+            panel=parse_id(str(query.get("panel") or "")),
         )
 
     def query(self) -> str:
@@ -96,13 +98,13 @@ def pilots() -> list[dict]:
 
 def _pilot_label(study: Mapping[str, Any]) -> str:
     state = "finished" if study["status"] == Study.Status.CLOSED else "open"
-    return f"{study['name']} ({_kind(study['kind'])}, {state})"
+    return f"{study['name']} ({study_kind(study['kind'])}, {state})"
 
 
 def plan_data(request: PlanRequest, current: str | None = None) -> dict:
     """`agreement.plan_study` on the pilot's scores, as plain data; cached like the pages."""
     base = f"dashboards:v{DATA_VERSION}:plan:{request.digest()}"
-    return _cached(base, current or stamp(), lambda: _plan(request))
+    return cached(base, current or stamp(), lambda: _plan(request))
 
 
 def _plan(request: PlanRequest) -> dict:
@@ -135,7 +137,7 @@ def _plan(request: PlanRequest) -> dict:
             "plan": table("Every dimension, every design", _PLAN_COLUMNS, rows, note),
         },
         "figures": {"plan": figure(_plan_figure(designs, plan), "plan", "CI width by design")},
-        "summary": _summary(ds),
+        "summary": page_summary(ds),
     }
 
 
@@ -202,3 +204,53 @@ def _designs_table(designs: list[dict], target: float) -> dict:
     return table(
         "Designs", columns, designs, note, highlight=lambda row: bool(row.get("recommended"))
     )
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+def _plan_figure(designs: list[dict], plan: agreement.PlanResult) -> go.Figure:
+    """The widest dimension's median width per design: one line per overlap, for alpha and
+    for the jury-minus-clinician difference; the target dashed; the recommendation starred."""
+    title = f"Widest dimension's median CI width (dashed: target {plan.target_width:g})"
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=["Krippendorff's α (ordinal)", "Jury − clinician adjacent agreement"],
+    )
+    for col, key in enumerate(("alpha_width", "difference_width"), start=1):
+        for i, overlap in enumerate(sorted({d["overlap"] for d in designs})):
+            mine = sorted((d for d in designs if d["overlap"] == overlap), key=lambda d: d["items"])
+            fig.add_trace(
+                go.Scatter(
+                    x=[d["items"] for d in mine],
+                    y=[d[key] for d in mine],
+                    mode="lines+markers",
+                    line={"color": PALETTE[i % len(PALETTE)]},
+                    name=f"{overlap} clinicians per item",
+                    legendgroup=str(overlap),
+                    showlegend=col == 1,
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_hline(
+            y=plan.target_width, line={"dash": "dash", "color": "#cf222e"}, row=1, col=col
+        )
+        chosen = [d for d in designs if d["recommended"] and d[key] is not None]
+        fig.add_trace(
+            go.Scatter(
+                x=[d["items"] for d in chosen],
+                y=[d[key] for d in chosen],
+                mode="markers",
+                marker={"symbol": "star", "size": 16, "color": "#1a7f37"},
+                name="recommended",
+                showlegend=col == 1 and bool(chosen),
+            ),
+            row=1,
+            col=col,
+        )
+    ticks = sorted({d["items"] for d in designs})
+    fig.update_xaxes(title_text="items (conversations)", tickvals=ticks)
+    fig.update_yaxes(title_text="CI width", rangemode="tozero")
+    return apply_layout(fig, title)

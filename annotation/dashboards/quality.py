@@ -5,6 +5,7 @@ automatic outcome checks against the clinicians, two by two, with its breakdown 
 
 from __future__ import annotations
 
+import html
 import math
 import statistics
 import warnings
@@ -13,23 +14,23 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from annotation.agreement import half_up
 from annotation.dashboards.breakdowns import breakdown
-from annotation.dashboards.common import (
-    CELL_METRICS,
-    LIVE_RESAMPLES,
-    QUALITY_DIMENSIONS,
-    _item_scores,
-    _summary,
-)
-from annotation.dashboards.figures import _quality_figure, figure
+from annotation.dashboards.common import LIVE_RESAMPLES, item_scores, page_summary
+from annotation.dashboards.figures import PALETTE, apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
 from patientagentbench.models import CellMetrics
+
+QUALITY_DIMENSIONS = ("task_completion", "clinical_safety")
+CELL_METRICS = {"tss": "TSS", "ac": "AC", "divergence_point": "Divergence point"}
+
 
 # --- consistency and quality ---------------------------------------------------------------------
 
@@ -48,7 +49,11 @@ def quality_page(ds: Dataset) -> dict:
     }
     if ds.jury is not None:
         tables["by_model"], figures["by_model"] = breakdown(ds, "model")
-    return {"summary": _summary(ds) | {"cells": len(cells)}, "tables": tables, "figures": figures}
+    return {
+        "summary": page_summary(ds) | {"cells": len(cells)},
+        "tables": tables,
+        "figures": figures,
+    }
 
 
 def _cells(ds: Dataset) -> list[dict]:
@@ -210,7 +215,7 @@ def _paired_ci(x, y, statistic, seed: int) -> list[float] | None:
 def _outcomes_table(ds: Dataset) -> dict:
     """The automatic outcome check of each conversation against the clinicians' verdict (their
     mean rounded half up passes at ≥ 3), per dimension, over all models and per model."""
-    per_item = _item_scores(ds, QUALITY_DIMENSIONS)
+    per_item = item_scores(ds, QUALITY_DIMENSIONS)
     rows = []
     for dimension in QUALITY_DIMENSIONS:
         for scope in ["all models", *ds.models]:
@@ -279,3 +284,51 @@ def _two_by_two(pairs: list[tuple[bool, bool]]) -> dict:
         "reason": None if defined else "no variation: one side gave one verdict throughout",
     }
     return out
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+def _quality_figure(cells: list[dict]) -> go.Figure:
+    title = "Cell consistency vs the clinicians' mean (one point per cell)"
+    usable = [
+        c for c in cells if any(c[m] is not None for m in CELL_METRICS) and c["conversations"]
+    ]
+    if not usable or not any(c[d] is not None for c in usable for d in QUALITY_DIMENSIONS):
+        return empty_figure(title, "no cell has both a consistency figure and clinician scores")
+    metrics = list(CELL_METRICS)
+    fig = make_subplots(
+        rows=len(QUALITY_DIMENSIONS),
+        cols=len(metrics),
+        shared_yaxes=True,
+        column_titles=[CELL_METRICS[m] for m in metrics],
+        row_titles=[d.replace("_", " ") for d in QUALITY_DIMENSIONS],
+    )
+    models = sorted({c["model"] for c in cells})
+    for r, dimension in enumerate(QUALITY_DIMENSIONS, start=1):
+        for col, metric in enumerate(metrics, start=1):
+            for i, model in enumerate(models):
+                mine = [
+                    c
+                    for c in cells
+                    if c["model"] == model and c[metric] is not None and c[dimension] is not None
+                ]
+                fig.add_trace(
+                    go.Scatter(
+                        x=[c[metric] for c in mine],
+                        y=[c[dimension] for c in mine],
+                        mode="markers",
+                        name=model,
+                        legendgroup=model,
+                        showlegend=r == 1 and col == 1,
+                        marker={"color": PALETTE[i % len(PALETTE)]},
+                        text=[html.escape(c["case"]) for c in mine],
+                        hovertemplate="%{text}: %{x:.2f}, %{y:.2f}<extra>"
+                        + html.escape(model)
+                        + "</extra>",
+                    ),
+                    row=r,
+                    col=col,
+                )
+    fig.update_yaxes(range=[0.8, 5.2])
+    return apply_layout(fig, title, height=620)

@@ -5,23 +5,22 @@ case attribute with the least realistic cases.
 
 from __future__ import annotations
 
+import html
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 
-from annotation.dashboards.common import (
-    DRIFT_WINDOW,
-    _agree,
-    _drift_points,
-    _realism_counts,
-    _realism_keys,
-    _summary,
-)
-from annotation.dashboards.figures import _drift_figure, _matrix_figure, _realism_figure, figure
-from annotation.dashboards.loading import Dataset, _kind, to_ratings
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from annotation.dashboards.common import agree, page_summary
+from annotation.dashboards.figures import apply_layout, empty_figure, figure
+from annotation.dashboards.loading import Dataset, study_kind, to_ratings
 from annotation.dashboards.tables import table
 from ratings.scale import SCORES
 
 LEAST_REALISTIC = 15
+DRIFT_WINDOW = 20  # comparisons with the reference in each clinician's rolling window
 
 
 # --- inter-rater reliability ------------------------------------------------------------------------
@@ -48,7 +47,7 @@ def raters_page(ds: Dataset) -> dict:
             _realism_figure(ds, realism_by), "realism", f"Realism by case {realism_by}"
         ),
     }
-    summary = _summary(ds) | {"matrix_dimension": dimension, "realism_by": realism_by}
+    summary = page_summary(ds) | {"matrix_dimension": dimension, "realism_by": realism_by}
     return {"summary": summary, "tables": tables, "figures": figures}
 
 
@@ -57,13 +56,13 @@ def _alpha_table(ds: Dataset) -> dict:
     ordered = sorted(ds.studies.values(), key=lambda s: (s["kind"] != "calibration", s["pk"]))
     for study in ordered:
         scores = [s for s in ds.scores if s.study == study["pk"]]
-        result = _agree(to_ratings(scores, ds.jury), ds.filters.margin)
+        result = agree(to_ratings(scores, ds.jury), ds.filters.margin)
         for key in ds.dimension_order(result):
             r = result[key]
             rows.append(
                 {
                     "study": study["name"],
-                    "kind": _kind(study["kind"]),
+                    "kind": study_kind(study["kind"]),
                     "dimension": ds.label(key),
                     "items": r["alpha"]["n_items"],
                     "raters": r["alpha"]["n_raters"],
@@ -236,3 +235,144 @@ def _least_realistic_table(ds: Dataset) -> dict:
         "dimensions and every clinician), for the scenario authors."
     )
     return table("Least realistic cases", columns, rows[:LEAST_REALISTIC], note)
+
+
+# --- drift and realism readings ------------------------------------------------------------------
+
+
+def _drift_points(ds: Dataset) -> list[dict]:
+    """Each comparison of a clinician's score with an item's reference score, oldest first,
+    with the clinician's rolling agreement over their last `DRIFT_WINDOW` comparisons."""
+    points = []
+    windows: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for score in sorted(ds.scores, key=lambda s: (s.at, s.clinician, s.trace, s.dimension)):
+        if score.reference is None or score.score is None:
+            continue
+        window = windows[score.clinician]
+        hit = (abs(score.score - score.reference) <= 1, score.score == score.reference)
+        window.append(hit)
+        recent = window[-DRIFT_WINDOW:]
+        points.append(
+            {
+                "clinician": score.clinician,
+                "submitted_at": score.at.isoformat(),
+                "study": ds.studies.get(score.study, {}).get("name", score.study),
+                "trace": score.trace,
+                "dimension": score.dimension,
+                "score": score.score,
+                "reference": score.reference,
+                "adjacent": int(hit[0]),
+                "exact": int(hit[1]),
+                "rolling_adjacent": sum(a for a, _ in recent) / len(recent),
+                "rolling_exact": sum(e for _, e in recent) / len(recent),
+            }
+        )
+    return points
+
+
+def _realism_keys(ds: Dataset) -> list[str]:
+    return [d.key for d in ds.rubric.realism]
+
+
+def _realism_counts(ds: Dataset, attribute: str) -> dict[tuple[str, str], Counter[int]]:
+    counts: dict[tuple[str, str], Counter[int]] = defaultdict(Counter)
+    keys = set(_realism_keys(ds))
+    for score in ds.scores:
+        conversation = ds.conversations.get(score.trace)
+        if score.dimension in keys and score.score is not None and conversation:
+            for value in conversation.values_of(attribute) or ["(none)"]:
+                counts[(value, score.dimension)][score.score] += 1
+    return counts
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+def _matrix_figure(ds: Dataset, dimension: str) -> go.Figure:
+    title = f"Adjacent agreement between clinicians · {ds.label(dimension)}"
+    matrix = ds.matrix(dimension)
+    if not matrix:
+        return empty_figure(title, "no two clinicians scored the same item")
+    codes = sorted({c for pair in matrix for c in pair})
+    z = np.full((len(codes), len(codes)), np.nan)
+    text = [["" for _ in codes] for _ in codes]
+    for (first, second), pair in matrix.items():
+        i, j = codes.index(first), codes.index(second)
+        value = pair.adjacent.value
+        for a, b in ((i, j), (j, i)):
+            z[a, b] = np.nan if value is None else value
+            text[a][b] = "—" if value is None else f"{value:.2f}<br>n={pair.n_items}"
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=codes,
+            y=codes,
+            text=text,
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=1,
+            colorscale="Viridis",
+            colorbar={"title": "adjacent"},
+            hovertemplate="%{y} & %{x}: %{z:.2f}<extra></extra>",
+        )
+    )
+    size = max(360, 60 * len(codes) + 160)
+    return apply_layout(fig, title, height=size, yaxis={"autorange": "reversed"})
+
+
+def _drift_figure(ds: Dataset) -> go.Figure:
+    title = f"Rolling adjacent agreement with the reference (last {DRIFT_WINDOW} comparisons)"
+    points = _drift_points(ds)
+    if not points:
+        return empty_figure(title, "no scores on reference items with a reference score yet")
+    fig = go.Figure()
+    for code in sorted({p["clinician"] for p in points}):
+        mine = [p for p in points if p["clinician"] == code]
+        fig.add_trace(
+            go.Scatter(
+                x=[p["submitted_at"] for p in mine],
+                y=[p["rolling_adjacent"] for p in mine],
+                mode="lines+markers",
+                name=code,
+                hovertemplate="%{x}<br>%{y:.0%}<extra>" + html.escape(code) + "</extra>",
+            )
+        )
+    return apply_layout(
+        fig,
+        title,
+        yaxis={"title": "adjacent agreement", "range": [0, 1.05], "tickformat": ".0%"},
+        xaxis={"title": "submitted"},
+    )
+
+
+def _realism_figure(ds: Dataset, attribute: str) -> go.Figure:
+    title = f"Realism ratings by case {attribute} (share of ratings)"
+    counts = _realism_counts(ds, attribute)
+    keys = [k for k in _realism_keys(ds) if any(d == k for _, d in counts)]
+    if not keys:
+        return empty_figure(title, "no realism ratings yet")
+    fig = make_subplots(
+        rows=1, cols=len(keys), shared_yaxes=True, subplot_titles=[ds.label(k) for k in keys]
+    )
+    colours = ("#cf222e", "#e16f24", "#bf8700", "#2da44e", "#116329")
+    values = sorted({v for v, _ in counts})
+    for col, key in enumerate(keys, start=1):
+        totals = {v: sum(counts[(v, key)].values()) or 1 for v in values}
+        for score, colour in zip(SCORES, colours, strict=True):
+            fig.add_trace(
+                go.Bar(
+                    y=values,
+                    x=[counts[(v, key)].get(score, 0) / totals[v] for v in values],
+                    orientation="h",
+                    name=str(score),
+                    marker_color=colour,
+                    legendgroup=str(score),
+                    showlegend=col == 1,
+                    hovertemplate="%{y}: %{x:.0%} scored " + str(score) + "<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+    fig.update_xaxes(tickformat=".0%", range=[0, 1])
+    height = max(320, 28 * len(values) + 160)
+    return apply_layout(fig, title, barmode="stack", height=height, legend={"title": "score"})
