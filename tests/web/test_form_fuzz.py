@@ -34,7 +34,6 @@ from django.contrib.auth.models import Group, User
 from django.contrib.auth.tokens import default_token_generator
 from django.db import transaction
 from django.forms.models import model_to_dict
-from django.test import override_settings
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -328,16 +327,8 @@ class World:
     ids: list = field(default_factory=list)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_passwords():
-    """Log-in and password forms check a password per example: a fast hasher keeps the module
-    inside its time budget (the hashing is not what is under test)."""
-    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
-        yield
-
-
 @pytest.fixture(scope="module")
-def world(fast_passwords, django_db_setup, django_db_blocker):
+def world(django_db_setup, django_db_blocker):
     """One world for the module (a few seconds to build), inside a transaction rolled back at
     the end; each test's own changes roll back to a savepoint as usual."""
     with django_db_blocker.unblock():

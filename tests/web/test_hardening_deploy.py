@@ -34,6 +34,7 @@ SETTINGS_VARIABLES = (
     "EMAIL_USE_TLS",
     "EMAIL_USE_SSL",
     "DJANGO_ALLOW_ASYNC_UNSAFE",  # set for Playwright in tests only
+    "DJANGO_SETTINGS_MODULE",  # pytest's is tests.settings; manage.py defaults to the project's
 )
 
 
