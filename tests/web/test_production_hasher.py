@@ -1,6 +1,9 @@
 """The password hasher production uses: tests/settings.py swaps in MD5 for speed, so this one
 test stores and checks a password with the project's own hashers, through the login page."""
 
+import ast
+from pathlib import Path
+
 import pytest
 from django.conf import global_settings
 from django.contrib.auth.hashers import get_hasher, identify_hasher
@@ -14,11 +17,19 @@ PRODUCTION_HASHERS = getattr(project_settings, "PASSWORD_HASHERS", global_settin
 
 
 def test_the_test_settings_only_change_the_hasher():
+    """Read from the file: at run time pytest-django has renamed the test database."""
+    source = Path(__file__).resolve().parents[1] / "settings.py"
+    assigned = {
+        target.id
+        for node in ast.parse(source.read_text()).body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    assert assigned == {"PASSWORD_HASHERS"}
     from tests import settings as test_settings
 
     assert test_settings.PASSWORD_HASHERS != PRODUCTION_HASHERS
-    assert test_settings.DATABASES == project_settings.DATABASES
-    assert test_settings.AUTHENTICATION_BACKENDS == project_settings.AUTHENTICATION_BACKENDS
 
 
 @pytest.mark.django_db
