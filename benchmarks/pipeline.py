@@ -2,18 +2,23 @@
 
 6 models × 19 tasks × 10 runs of office-19 against a local OpenAI-compatible stub that
 answers every call after LATENCY seconds. Prints the wall time, the ideal
-`calls × latency / concurrency`, their ratio (target ≤ 1.5), and the same study through a
-plain sequential loop (the seed paper's runner shape, without its 0.5 s sleep).
+`calls × latency / concurrency`, their ratio (target ≤ 1.5), where the CPU went while the
+run ran (workers, PostgreSQL, Redis, the stub; the machine's other load is printed beside
+them, since on a small machine it moves the wall time), and a plain sequential loop (the
+seed paper's runner shape, without its 0.5 s sleep) measured on each task × model once and
+scaled to the study by model calls.
 
-Needs PostgreSQL and Redis (defaults: 127.0.0.1). Creates and drops its own database.
+Needs PostgreSQL and Redis (defaults: 127.0.0.1). Creates its own database.
 
     .venv/bin/python benchmarks/pipeline.py [--runs 10] [--workers 2] [--threads 32]
-                                             [--sequential-jobs 114]
+                                             [--sequential-runs 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import io
 import os
 import resource
 import subprocess
@@ -48,11 +53,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--threads", type=int, default=32, help="threads per worker")
     parser.add_argument(
-        "--sequential-jobs",
+        "--sequential-runs",
         type=int,
-        default=114,
-        help="jobs timed in the sequential loop; the full study time is extrapolated "
-        "(0 = the whole study, which takes calls × latency)",
+        default=1,
+        help="runs of each task × model timed in the sequential loop, scaled to the study by "
+        "model calls (0: no loop; --runs or more: the whole study, measured)",
     )
     args = parser.parse_args()
     concurrency = args.workers * args.threads
@@ -64,6 +69,8 @@ def main() -> None:
         PAB_VAR_DIR=var_dir,
         DJANGO_SETTINGS_MODULE="patientagentbench.settings",
         PROVIDER_CONCURRENCY="0",
+        # The stub's HTTP client logs every request at INFO; the workers log at WARNING too.
+        LOG_LEVEL="WARNING",
     )
     import django
 
@@ -77,7 +84,7 @@ def main() -> None:
     from tests.fakes.llm_server import FakeLLMServer
 
     call_command("migrate", verbosity=0)
-    call_command("install_suites", verbosity=0)
+    call_command("install_suites", verbosity=0, stdout=io.StringIO())
     app.control.purge()
 
     with FakeLLMServer(latency=LATENCY) as server:
@@ -96,6 +103,7 @@ def main() -> None:
         try:
             wait_for_workers(args.workers)
             server.reset()
+            cpu_before = cpu_snapshot(workers)
             started = time.perf_counter()
             run = launch_run(suite=suite, models=models, repetitions=args.runs)
             while True:
@@ -104,16 +112,16 @@ def main() -> None:
                     break
                 time.sleep(0.05)
             wall = time.perf_counter() - started
+            cpu_during = cpu_snapshot(workers).minus(cpu_before)
         finally:
             for worker in workers:
                 worker.terminate()
             for worker in workers:
-                worker.wait(timeout=30)
+                worker.wait(timeout=60)
 
         counts = progress(run.pk)
         calls = len(server.requests)
         workers_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-        own_cpu = resource.getrusage(resource.RUSAGE_SELF)
         ideal = calls * LATENCY / concurrency
         jobs = counts["total"]
         print(
@@ -127,18 +135,120 @@ def main() -> None:
         print(f"wall time (workers): {wall:.2f} s")
         print(f"ideal calls × latency / concurrency: {ideal:.2f} s")
         print(f"ratio wall / ideal: {wall / ideal:.2f} (target ≤ 1.5)")
+        print(cpu_during.report(calls, wall))
         print(
-            f"CPU seconds: workers {workers_cpu.ru_utime + workers_cpu.ru_stime:.1f}, "
-            f"this process (stub server, setup) {own_cpu.ru_utime + own_cpu.ru_stime:.1f}; "
-            f"{os.cpu_count()} cores"
+            f"CPU seconds: workers {workers_cpu.ru_utime + workers_cpu.ru_stime:.1f} in all "
+            f"(with the finished run's analysis, computed after it ends); {os.cpu_count()} cores"
         )
 
-        sequential, timed_jobs = sequential_loop(
-            server, suite, models, args.runs, args.sequential_jobs
+        if args.sequential_runs > 0:
+            print(sequential_line(server, suite, models, args.runs, args.sequential_runs, wall))
+
+
+# --- where the CPU went ------------------------------------------------------------------
+
+
+def _proc_stat(pid: int | str) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def _ticks(fields: list[str], *indexes: int) -> float:
+    return sum(int(fields[i]) for i in indexes) / os.sysconf("SC_CLK_TCK") if fields else 0.0
+
+
+def _postgres_cpu() -> float:
+    """PostgreSQL's CPU so far: the postmaster's own, its live children's, and the children it
+    reaped (a backend is forked per connection, and Celery closes the connection after every
+    task). Other users of this server count too."""
+    pid = _postmaster_pid()
+    if not pid:
+        return 0.0
+    total = _ticks(_proc_stat(pid), 11, 12, 13, 14)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _proc_stat(entry.name)
+            if fields and int(fields[1]) == pid:
+                total += _ticks(fields, 11, 12)
+    return total
+
+
+@functools.cache
+def _postmaster_pid() -> int:
+    """The PostgreSQL server's pid, when it runs on this machine (0 if not): the `postgres`
+    process whose parent is not one."""
+
+    def comm(pid: int | str) -> str:
+        try:
+            return Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            return ""
+
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and comm(entry.name) == "postgres":
+            fields = _proc_stat(entry.name)
+            if fields and comm(fields[1]) != "postgres":
+                return int(entry.name)
+    return 0
+
+
+def _redis_cpu() -> float:
+    import redis
+
+    try:
+        info = redis.Redis.from_url(BROKER).info("cpu")
+    except redis.RedisError:
+        return 0.0
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def _machine_busy() -> float:
+    """CPU-seconds every process on the machine spent so far (/proc/stat, all cores)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuSnapshot:
+    def __init__(self, workers: float, postgres: float, redis: float, own: float, machine: float):
+        self.workers, self.postgres, self.redis = workers, postgres, redis
+        self.own, self.machine = own, machine
+
+    def minus(self, before: CpuSnapshot) -> CpuSnapshot:
+        return CpuSnapshot(
+            self.workers - before.workers,
+            self.postgres - before.postgres,
+            self.redis - before.redis,
+            self.own - before.own,
+            self.machine - before.machine,
         )
-        full = sequential * jobs / timed_jobs
-        label = "measured" if timed_jobs == jobs else f"extrapolated from {timed_jobs} jobs"
-        print(f"plain sequential loop: {full:.1f} s ({label}); speed-up {full / wall:.1f}×")
+
+    def report(self, calls: int, wall: float) -> str:
+        per_call = (
+            f"workers {self.workers * 1000 / calls:.1f}, PostgreSQL "
+            f"{self.postgres * 1000 / calls:.1f}, Redis {self.redis * 1000 / calls:.1f}, stub "
+            f"server and this process {self.own * 1000 / calls:.1f}"
+        )
+        ours = self.workers + self.postgres + self.redis + self.own
+        return (
+            f"CPU while the run ran: workers {self.workers:.1f} s, PostgreSQL "
+            f"{self.postgres:.1f} s, Redis {self.redis:.1f} s, stub server and this process "
+            f"{self.own:.1f} s = {ours:.1f} s of {wall * (os.cpu_count() or 1):.1f} core-seconds"
+            f"; the machine's other load {max(self.machine - ours, 0):.1f} s\n"
+            f"CPU per model call (ms): {per_call}"
+        )
+
+
+def cpu_snapshot(workers: list[subprocess.Popen]) -> CpuSnapshot:
+    return CpuSnapshot(
+        workers=sum(_ticks(_proc_stat(worker.pid), 11, 12) for worker in workers),
+        postgres=_postgres_cpu(),
+        redis=_redis_cpu(),
+        own=time.process_time(),
+        machine=_machine_busy(),
+    )
 
 
 def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Popen]:
@@ -168,18 +278,36 @@ def wait_for_workers(count: int) -> None:
         time.sleep(0.2)
 
 
-def sequential_loop(server, suite, models, repetitions: int, limit: int) -> tuple[float, int]:
-    """One job after another in one process: no workers, no database writes."""
+def sequential_line(server, suite, models, study_runs: int, runs: int, study_wall: float) -> str:
+    """The plain sequential loop's time for the study: measured on `runs` of each task ×
+    model (the study itself when `runs` reaches its runs), scaled by model calls."""
+    study_calls = len(server.requests)
+    server.reset()
+    runs = min(runs, study_runs)
+    tasks = list(suite.tasks.all())
+    sample_wall, sample_jobs = sequential_loop(suite, tasks, models, runs)
+    sample_calls = len(server.requests)
+    if runs == study_runs:
+        full, how = sample_wall, f"measured on the whole study ({sample_jobs} jobs)"
+    else:
+        full = sample_wall * study_calls / sample_calls
+        how = (
+            f"{sample_wall:.1f} s measured on {sample_jobs} jobs ({len(tasks)} tasks × "
+            f"{len(models)} models × {runs} run{'s' if runs > 1 else ''}, {sample_calls} model "
+            f"calls), scaled by model calls × {study_calls}/{sample_calls}"
+        )
+    return f"plain sequential loop: {full:.1f} s ({how}); speed-up {full / study_wall:.1f}×"
+
+
+def sequential_loop(suite, tasks, models, runs: int) -> tuple[float, int]:
+    """Each task × model `runs` times, one after another in one process: no workers, no
+    database writes."""
     from patientagentbench.conversation import TaskUser, run_conversation
     from patientagentbench.providers.factory import build_provider
     from patientagentbench.providers.types import CallContext
     from patientagentbench.runs.worlds import build_world
 
-    jobs = [
-        (task, model) for task in suite.tasks.all() for model in models for _ in range(repetitions)
-    ]
-    if limit:
-        jobs = jobs[:: max(1, len(jobs) // limit)][:limit]
+    jobs = [(task, model) for task in tasks for model in models for _ in range(runs)]
     started = time.perf_counter()
     for task, model in jobs:
         provider = build_provider(model.provider, model.model_id, model.base_url, model.api_key_env)

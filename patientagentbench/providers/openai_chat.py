@@ -47,13 +47,20 @@ class OpenAIChatProvider:
         temperature: float,
         context: CallContext,
     ) -> Completion:
+        # The conversation and the tools go as `extra_body`, which the SDK sends as given:
+        # as typed arguments it would walk them against its TypedDicts on every call (about
+        # 1 ms of CPU for a conversation offered ten tools), to send the same JSON. They are
+        # plain JSON already (to_wire_messages, to_wire_tools). `messages` stays named, empty,
+        # because the SDK requires the argument; the body's `messages` is the extra one.
+        body: dict[str, Any] = {"messages": to_wire_messages(messages)}
+        if tools:
+            body["tools"] = to_wire_tools(tools)
         request: dict[str, Any] = {
             "model": self.model_id,
-            "messages": to_wire_messages(messages),
+            "messages": [],
             "temperature": temperature,
+            "extra_body": body,
         }
-        if tools:
-            request["tools"] = to_wire_tools(tools)
         if context.output_schema is not None:
             request["response_format"] = response_format(context.output_schema)
         limit = output_limit(self.max_output_tokens, context.max_output_tokens)

@@ -1,10 +1,11 @@
 """Claims on jobs: which worker process holds a job, and taking back the ones lost workers held.
 
 A job row (a Trace, a jury JudgeJob) has `status`, `worker` and `attempts`. Claiming is one
-conditional UPDATE (queued → running, this worker, one more attempt), so of two deliveries of
-one job exactly one wins. The claim is then (row, worker, attempt), and every write of the
-job's result is conditional on it (`held`): a job taken back from a worker presumed dead and
-run again elsewhere stores one result, whichever finishes first, never two.
+conditional UPDATE (queued with the attempts read → running, this worker, one more attempt),
+so of two deliveries of one job exactly one wins. The claim is then (row, worker, attempt),
+and every write of the job's result is conditional on it (`held`): a job taken back from a
+worker presumed dead and run again elsewhere stores one result, whichever finishes first,
+never two.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import models, transaction
-from django.db.models import F
+from django.db import models
 from django.utils import timezone
 
 QUEUED, RUNNING, ERROR = "queued", "running", "error"
@@ -28,18 +28,28 @@ class Claim:
     attempt: int
 
 
-def claim_row(queryset: models.QuerySet, pk: int, worker: str) -> Claim | None:
+def claim_row(
+    queryset: models.QuerySet, pk: int, worker: str, *, attempts: int | None = None
+) -> Claim | None:
     """queued → running for this worker, once. `queryset` carries any extra condition (the
-    run still active). None when another delivery won, or the job is not queued."""
-    with transaction.atomic():
-        won = queryset.filter(pk=pk, status=QUEUED).update(
-            status=RUNNING, worker=worker, attempts=F("attempts") + 1, started_at=timezone.now()
-        )
-        if not won:
+    run still active). None when another delivery won, or the job is not queued.
+
+    `attempts` is the job's count as the caller read it with the row queued (read here when
+    not given). The UPDATE is a compare-and-set on it: the count only grows, so the row still
+    queued with that count is one nobody claimed since, and the claim's attempt is one more,
+    with no transaction and no read after it. Keep `queryset`'s conditions on the job's own
+    table (no join): Django moves the filters of an UPDATE with a join into an `id IN
+    (SELECT …)` subquery, which PostgreSQL does not check again against a row a concurrent
+    claim has just changed, so both deliveries would win."""
+    if attempts is None:
+        seen = queryset.model.objects.filter(pk=pk, status=QUEUED).order_by()
+        attempts = next(iter(seen.values_list("attempts", flat=True)[:1]), None)
+        if attempts is None:
             return None
-        # The UPDATE holds the row until commit, so this reads our own attempt.
-        attempt = queryset.model.objects.filter(pk=pk).values_list("attempts", flat=True).get()
-    return Claim(pk, worker, attempt)
+    won = queryset.filter(pk=pk, status=QUEUED, attempts=attempts).update(
+        status=RUNNING, worker=worker, attempts=attempts + 1, started_at=timezone.now()
+    )
+    return Claim(pk, worker, attempts + 1) if won else None
 
 
 def held(model: type[models.Model], claim: Claim) -> models.QuerySet:

@@ -34,14 +34,21 @@ log = logging.getLogger(__name__)
 
 def execute_trace(trace_id: int, worker: str = "") -> None:
     """Run one trace; `worker` names the worker process claiming it (blank when inline)."""
-    held_claim = jobs.claim(TRACES, trace_id, worker)
+    # Read once, before the claim: the row as read (queued, its attempts) is what the claim
+    # compares and sets, so it needs no read of its own, and nothing is read after it.
+    try:
+        trace = Trace.objects.select_related(
+            "run", "run__patient_model", "task", "task__suite", "model"
+        ).get(pk=trace_id, status=Trace.Status.QUEUED)
+    except Trace.DoesNotExist:  # another delivery claimed it, or it was cancelled meanwhile
+        return
+    held_claim = jobs.claim(TRACES, trace_id, worker, attempts=trace.attempts)
     if held_claim is None:
         return
-    trace = Trace.objects.select_related(
-        "run", "run__patient_model", "task", "task__suite", "model"
-    ).get(pk=trace_id)
+    trace.status, trace.worker, trace.attempts = Trace.Status.RUNNING, worker, held_claim.attempt
     run = trace.run
-    jobs.mark_batch_running(TRACES, run.pk)
+    if run.status == Run.Status.QUEUED:  # the run's first trace (the UPDATE is queued-only)
+        jobs.mark_batch_running(TRACES, run.pk)
     try:
         result = _converse(trace, held_claim)
     except Exception as exc:  # noqa: BLE001 - a job must end as a kept error, never vanish
