@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -59,3 +60,22 @@ def sim_models(db):
         ModelConfig.objects.create(name=name, provider="simulated", model_id=name)
         for name in ("sim-steady", "sim-jittery")
     ]
+
+
+# --- the `slow` marker (`pytest -m "not slow"` for a quick loop; `make test` runs them all) ---
+# Whole folders and tests using these fixtures start Chromium, a live server or a Celery worker;
+# tests that start a process of their own carry @pytest.mark.slow where they are written.
+SLOW_FOLDERS = {"browser", "integration"}
+SLOW_FIXTURES = {"live_server", "celery_worker_thread"}
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        folders = item.path.relative_to(TESTS).parts[:-1] if item.path.is_relative_to(TESTS) else ()
+        if (
+            SLOW_FOLDERS.intersection(folders[:1])
+            or SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+            or item.get_closest_marker("browser")
+        ):
+            item.add_marker(pytest.mark.slow)

@@ -18,8 +18,8 @@ from annotation import reviewing
 from annotation.models import Assignment, Clinician, Item, Study
 from annotation.studies import StudySpec, create_study
 from patientagentbench.models import ModelConfig, Run, Trace
-from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
+from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
 
@@ -89,8 +89,7 @@ def blinded_world(researcher):
         for name, profile in DISTINCT_MODELS.items()
     ]
     cases = create_case_set("blinding-cases", 4, 5)
-    run = launch_run(suite=cases, models=models, repetitions=1, max_turns=8, enqueue=False)
-    execute_inline(run)
+    run = simulated_run(suite=cases, models=models, repetitions=1, max_turns=8)
     traces = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
     me = _clinician("dr-me", Clinician.Track.BOTH)
     other = _clinician("dr-other", Clinician.Track.BOTH)

@@ -22,8 +22,8 @@ from annotation.reviewing import dimensions_of, revise, rubric_of, submit
 from annotation.studies import StudySpec, create_study
 from annotation.urls_research import urlpatterns
 from patientagentbench.roles import CLINICIAN
-from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
+from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
 _nonces = itertools.count()
@@ -36,9 +36,7 @@ _nonces = itertools.count()
 def conversations(sim_models):
     """Twelve finished patient conversations: six cases × two simulated models."""
     suite = create_case_set("research-cases", 6, seed=3)
-    run = launch_run(suite=suite, models=sim_models, max_turns=6, enqueue=False)
-    execute_inline(run)
-    return run
+    return simulated_run(suite=suite, models=sim_models, max_turns=6)
 
 
 def make_clinician(name: str, track: str = "clinical") -> Clinician:

@@ -13,9 +13,9 @@ from annotation.models import Assignment, AuditEvent, Clinician, Study, Submissi
 from annotation.studies import StudySpec, create_study
 from patientagentbench.models import Trace
 from patientagentbench.roles import CLINICIAN
-from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
 from tests.conftest import PASSWORD
+from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +39,7 @@ def complete(**changes) -> dict:
 @pytest.fixture
 def traces(sim_models):
     cases = create_case_set("review-cases", 4, 11)
-    run = launch_run(suite=cases, models=sim_models[:1], max_turns=6, enqueue=False)
-    execute_inline(run)
+    run = simulated_run(suite=cases, models=sim_models[:1], max_turns=6)
     return list(run.traces.filter(status=Trace.Status.DONE).order_by("pk"))
 
 

@@ -80,6 +80,7 @@ def test_a_provider_can_write_the_whole_set():
     assert all(validate_case(c) == [] for c in cases)
 
 
+@pytest.mark.slow
 def test_the_same_set_in_every_process():
     """Python salts str hashes per process; nothing may depend on set or hash order."""
     script = (

@@ -3,6 +3,8 @@
 import json
 from datetime import date
 
+import pytest
+
 from sandbox.clinic import CLINIC_TOOL_SCHEMAS, ClinicWorld
 from sandbox.clinic_world.generation import PCP_SPECIALTIES
 
@@ -180,6 +182,7 @@ def world_digest() -> str:
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
 
 
+@pytest.mark.slow
 def test_same_world_in_another_process():
     import os
     import subprocess

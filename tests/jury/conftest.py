@@ -5,9 +5,8 @@ import pytest
 
 from jury.models import Judge, Panel, Verdict
 from patientagentbench.models import ModelConfig
-from patientagentbench.runs.launch import execute_inline as run_inline
-from patientagentbench.runs.launch import launch_run
 from patientagentbench.suites.case_sets import create_case_set
+from tests.finished_runs import simulated_run
 
 
 @pytest.fixture
@@ -18,9 +17,7 @@ def two_model_run(sim_models):
 def scenario_run(sim_models):
     """Three cases × two simulated agents: six finished conversations."""
     cases = create_case_set("jury-read-cases", 3, 4)
-    run = launch_run(suite=cases, models=sim_models, repetitions=1, max_turns=8, enqueue=False)
-    run_inline(run)
-    return run
+    return simulated_run(suite=cases, models=sim_models, repetitions=1, max_turns=8)
 
 
 def simulated_model(name: str) -> ModelConfig:

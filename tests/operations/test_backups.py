@@ -39,6 +39,7 @@ def empty_the_database():
     assert all(entry["count"] == 0 for entry in manifest().values())
 
 
+@pytest.mark.slow
 def test_backup_and_restore_round_trip_with_equal_counts_and_checksums(deployment, tmp_path):
     """One seeded deployment (seeding takes most of the time) for every restore case."""
     backup = tmp_path / "backup"

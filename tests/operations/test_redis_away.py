@@ -74,6 +74,7 @@ def test_queued_jobs_go_out_when_the_broker_is_back(
     assert run.status == Run.Status.FINISHED
 
 
+@pytest.mark.slow
 def test_the_command_line_says_the_broker_is_away(office_suite, sim_models, tmp_path):
     env = {
         "PATH": "/usr/bin:/bin",

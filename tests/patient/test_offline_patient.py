@@ -75,6 +75,7 @@ def test_same_case_and_seed_give_the_same_conversation(subtask, personality):
     assert first == again
 
 
+@pytest.mark.slow
 def test_same_seed_gives_the_same_conversations_in_another_process():
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]);"

@@ -53,6 +53,7 @@ def test_same_seed_gives_identical_completions(task_id):
     assert first == again
 
 
+@pytest.mark.slow
 def test_same_seed_gives_identical_traces_in_another_process():
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]);"

@@ -2,12 +2,12 @@
 and the commands' help names what they read."""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+
+from tests.web.test_cli_help import help_of
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -81,15 +81,8 @@ def test_the_readme_keeps_its_two_commands():
     assert re.search(r"^demo:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
 
 
-def test_import_traces_help_names_every_format_it_reads():
-    result = subprocess.run(
-        [sys.executable, "manage.py", "import_traces", "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr
-    help_text = result.stdout
+def test_import_traces_help_names_every_format_it_reads(capsys, monkeypatch):
+    help_text = help_of("import_traces", capsys, monkeypatch)
     for format_line in (
         "release JSON    the seed paper's release",
         "conversations   PatientAgentBench's conversations.json (LangChain",

@@ -18,9 +18,9 @@ from django.urls import reverse
 from annotation.dashboards import figures as dashboard_figures
 from patientagentbench.analysis.figures import figure_html
 from patientagentbench.roles import ADMIN
-from patientagentbench.runs.launch import execute_inline, launch_run
 from tests.annotation.test_dashboards import scored  # noqa: F401  (a fixture)
 from tests.annotation.test_research_views import conversations  # noqa: F401  (a fixture)
+from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
 
@@ -125,8 +125,7 @@ def site(scored, admin_user, researcher, office_suite, sim_models):  # noqa: F81
     and a finished office-19 run with three repetitions (its report has figures); the
     researcher is also an admin, so one crawl reaches every staff page."""
     researcher.groups.add(Group.objects.get_or_create(name=ADMIN)[0])
-    run = launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
-    execute_inline(run)
+    run = simulated_run(suite=office_suite, models=sim_models, repetitions=3)
     return scored | {"office_run": run}
 
 

@@ -80,6 +80,7 @@ def postgres_url() -> str:
     pytest.skip(f"PostgreSQL at {POSTGRES_URL} is unreachable")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
 def test_check_deploy_passes_at_warning_level(tmp_path, database):
     extra = {"DATABASE_URL": postgres_url()} if database == "postgresql" else {}
@@ -143,6 +144,7 @@ def answers(env: dict[str, str]) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_without_a_proxy_a_client_cannot_claim_https(tmp_path):
     # Straight to gunicorn: X-Forwarded-Proto is anyone's to send, so it changes nothing.
     found = answers(production_env(tmp_path))
@@ -150,6 +152,7 @@ def test_without_a_proxy_a_client_cannot_claim_https(tmp_path):
     assert found["forwarded_https"] == [301, "https://pab.example.org/accounts/login/"]
 
 
+@pytest.mark.slow
 def test_behind_a_proxy_its_https_header_is_believed(tmp_path):
     found = answers(production_env(tmp_path, PAB_BEHIND_PROXY="1"))
     assert found["forwarded_https"][0] == 200  # the proxy says the client used HTTPS
@@ -199,6 +202,7 @@ def test_the_older_email_variables_still_switch_smtp_on(tmp_path):
     assert override["EMAIL_BACKEND"] == CONSOLE
 
 
+@pytest.mark.slow
 def test_an_unknown_email_url_is_a_clear_error(tmp_path):
     env = production_env(tmp_path, EMAIL_URL="pigeon://coop")
     result = run(["manage.py", "check"], env)

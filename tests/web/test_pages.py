@@ -204,6 +204,7 @@ def test_trace_page_shows_tool_cards_side_effects_and_state(client, researcher, 
     assert "Correctness" in body
 
 
+@pytest.mark.slow
 def test_no_secret_key_refuses_to_start_without_debug():
     import subprocess
     import sys

@@ -13,6 +13,7 @@ def test_no_missing_migrations():
     call_command("makemigrations", "--check", "--dry-run", stdout=out)
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_production_settings(tmp_path):
     env = {
         **os.environ,

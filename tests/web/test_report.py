@@ -8,15 +8,14 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from patientagentbench.runs.launch import execute_inline, launch_run
+from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def finished_run(office_suite, sim_models):
-    run = launch_run(suite=office_suite, models=sim_models, repetitions=3, enqueue=False)
-    execute_inline(run)
-    return run
+    return simulated_run(suite=office_suite, models=sim_models, repetitions=3)
 
 
 def test_report_page_shows_tables_figures_tests_and_published_values(

@@ -398,6 +398,7 @@ def test_every_page_links_a_favicon_that_is_served(client, researcher):
         assert b"<svg" in b"".join(response.streaming_content)
 
 
+@pytest.mark.slow
 def test_the_embedded_broker_logs_no_hostname_warning(tmp_path):
     """kombu warned "No hostname was supplied" on every job sent to `filesystem://`."""
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "DATABASE_URL")}
