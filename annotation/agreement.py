@@ -263,7 +263,7 @@ def agreement(
     """Every figure, per dimension (in order of first appearance). `n_resamples=0` gives the
     point estimates without intervals, which is fast."""
     options = _Options(seed, n_resamples, level)
-    by_dimension = _split(ratings)
+    by_dimension = split_by_dimension(ratings)
     return {d: _dimension(d, s, margin, options) for d, s in by_dimension.items()}
 
 
@@ -294,7 +294,7 @@ def clinician_matrix(
 ) -> dict[tuple[str, str], PairwiseStats]:
     """The pairwise clinician agreement matrix of one dimension: for each pair of clinicians
     (a < b) who share an item, a's scores against b's on the items both scored."""
-    scores = _split(ratings).get(dimension)
+    scores = split_by_dimension(ratings).get(dimension)
     if scores is None:
         return {}
     options = _Options(seed, n_resamples, level)
@@ -326,7 +326,7 @@ def verdict(difference: Estimate, margin: float) -> str:
 
 
 @dataclass
-class _Scores:
+class Scores:
     """One dimension's usable scores, and what was left out."""
 
     clinicians: dict[str, dict[str, int]] = field(default_factory=dict)  # item → rater → score
@@ -338,14 +338,14 @@ class _Scores:
         return sorted(set(self.clinicians) | set(self.jury))
 
 
-def _split(ratings: Iterable[Rating]) -> dict[str, _Scores]:
-    by_dimension: dict[str, _Scores] = {}
+def split_by_dimension(ratings: Iterable[Rating]) -> dict[str, Scores]:
+    by_dimension: dict[str, Scores] = {}
     seen: set[tuple[str, str, str]] = set()
     jury_raters: dict[tuple[str, str], str] = {}
     for rating in ratings:
         _check_rating(rating)
         _check_once(rating, seen, jury_raters)
-        scores = by_dimension.setdefault(rating.dimension, _Scores())
+        scores = by_dimension.setdefault(rating.dimension, Scores())
         reason = _excluded_reason(rating)
         if reason:
             scores.excluded.setdefault(rating.kind, Counter())[reason] += 1
@@ -400,7 +400,7 @@ def _checked(score: Any) -> int | None:
 # --- one dimension -------------------------------------------------------------------------------
 
 
-def _dimension(name: str, scores: _Scores, margin: float, options: _Options) -> DimensionAgreement:
+def _dimension(name: str, scores: Scores, margin: float, options: _Options) -> DimensionAgreement:
     fleiss, per_item = _fleiss(scores.clinicians, options)
     has_jury = bool(scores.jury)
     return DimensionAgreement(
@@ -419,7 +419,7 @@ def _dimension(name: str, scores: _Scores, margin: float, options: _Options) -> 
     )
 
 
-def _with_jury(scores: _Scores) -> dict[str, dict[str, int]]:
+def _with_jury(scores: Scores) -> dict[str, dict[str, int]]:
     rows = {item: dict(by_rater) for item, by_rater in scores.clinicians.items()}
     for item, score in scores.jury.items():
         rows.setdefault(item, {})[_JURY_KEY] = score
@@ -435,7 +435,7 @@ def _clinician_pairs(clinicians: dict[str, dict[str, int]]) -> _Pairs:
     return _pairs(rows)
 
 
-def _mode(scores: _Scores, mode: str, options: _Options) -> PairwiseStats:
+def _mode(scores: Scores, mode: str, options: _Options) -> PairwiseStats:
     limit = MODES[mode]
     rows, left_out, without = [], 0, 0
     for item, jury in sorted(scores.jury.items()):
@@ -678,10 +678,10 @@ def _coincidences(matrix: np.ndarray) -> np.ndarray:
     ratings within the item, weighted 1 / (ratings − 1). Alpha at any level of a set of items
     is a function of the sum of these over the items."""
     counts = np.stack([(matrix == s).sum(axis=0) for s in SCORES], axis=-1).astype(float)
-    return _coincidences_of_counts(counts).reshape(len(counts), -1)
+    return coincidences_of_counts(counts).reshape(len(counts), -1)
 
 
-def _coincidences_of_counts(counts: np.ndarray) -> np.ndarray:
+def coincidences_of_counts(counts: np.ndarray) -> np.ndarray:
     """counts: (…, 5) ratings per score on each item → (…, 5, 5) coincidences."""
     ratings = counts.sum(axis=-1)[..., None, None]
     pairs = counts[..., :, None] * counts[..., None, :]
@@ -696,15 +696,15 @@ def _alpha_levels(sums: np.ndarray) -> np.ndarray:
     coincidences = sums.reshape(*sums.shape[:-1], len(SCORES), len(SCORES))
     passed = np.swapaxes(_PASS, 0, 1) @ coincidences @ _PASS
     levels = [
-        _alpha_from(coincidences, _ordinal_distances),
-        _alpha_from(passed, _nominal_distances),
-        _alpha_from(coincidences, lambda _: _QUADRATIC),
-        _alpha_from(coincidences, _nominal_distances),
+        alpha_from(coincidences, ordinal_distances),
+        alpha_from(passed, _nominal_distances),
+        alpha_from(coincidences, lambda _: _QUADRATIC),
+        alpha_from(coincidences, _nominal_distances),
     ]
     return np.stack(levels, axis=-1)
 
 
-def _alpha_from(coincidences: np.ndarray, distances: Callable) -> np.ndarray:
+def alpha_from(coincidences: np.ndarray, distances: Callable) -> np.ndarray:
     marginals = coincidences.sum(axis=-1)
     total = marginals.sum(axis=-1)
     delta = distances(marginals)
@@ -720,7 +720,7 @@ def _nominal_distances(marginals: np.ndarray) -> np.ndarray:
     return 1 - np.eye(size)
 
 
-def _ordinal_distances(marginals: np.ndarray) -> np.ndarray:
+def ordinal_distances(marginals: np.ndarray) -> np.ndarray:
     """Krippendorff's ordinal δ²(c, k) = (Σ_{g=c..k} n_g − (n_c + n_k) / 2)², per resample."""
     after = np.cumsum(marginals, axis=-1)
     before = after - marginals
@@ -732,7 +732,7 @@ def _ordinal_distances(marginals: np.ndarray) -> np.ndarray:
 # --- the human envelope --------------------------------------------------------------------------
 
 
-def _envelope(scores: _Scores, margin: float, options: _Options) -> Envelope:
+def _envelope(scores: Scores, margin: float, options: _Options) -> Envelope:
     rows = [
         _envelope_counts(jury, [s for _, s in sorted(scores.clinicians[item].items())])
         for item, jury in sorted(scores.jury.items())
@@ -742,8 +742,8 @@ def _envelope(scores: _Scores, margin: float, options: _Options) -> Envelope:
         none = Estimate(None, reason="no item has a jury score and 2 or more clinicians")
         return Envelope(0, none, none, none, margin, NOT_COMPUTABLE)
     per_item = np.array(rows, dtype=float)
-    points = _envelope_rates(per_item.sum(axis=0))
-    intervals = _intervals(per_item, _envelope_rates, list(points), options)
+    points = envelope_rates(per_item.sum(axis=0))
+    intervals = _intervals(per_item, envelope_rates, list(points), options)
     jury, clinicians, difference = (
         _estimate((float(p), None), i, len(rows)) for p, i in zip(points, intervals, strict=True)
     )
@@ -758,7 +758,7 @@ def _envelope_counts(jury: int, clinicians: list[int]) -> tuple[int, int, int, i
     return jury_adjacent, len(clinicians), clinician_adjacent, pairs
 
 
-def _envelope_rates(sums: np.ndarray) -> np.ndarray:
+def envelope_rates(sums: np.ndarray) -> np.ndarray:
     jury = sums[..., 0] / sums[..., 1]
     clinicians = sums[..., 2] / sums[..., 3]
     return np.stack([jury, clinicians, jury - clinicians], axis=-1)
@@ -784,7 +784,7 @@ def _intervals(
 
     def statistic(drawn: np.ndarray, axis: int = -1) -> np.ndarray:
         # einsum, not @: see _simulated_widths.
-        sums = np.einsum("...n,nk->...k", _draw_counts(drawn, n), per_item)
+        sums = np.einsum("...n,nk->...k", draw_counts(drawn, n), per_item)
         return np.moveaxis(reduce(sums), -1, 0)
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -807,7 +807,7 @@ def _intervals(
     ]
 
 
-def _draw_counts(drawn: np.ndarray, n: int) -> np.ndarray:
+def draw_counts(drawn: np.ndarray, n: int) -> np.ndarray:
     """How many times each item was drawn, for draws of item indices (…, m) → (…, n)."""
     indices = np.asarray(drawn).astype(np.intp)
     flat = indices.reshape(-1, indices.shape[-1])
@@ -845,211 +845,3 @@ def _estimate(
     if value is not None and low is None and reason is None:
         reason = "no interval: too few items, or too few resamples with a defined value"
     return Estimate(value, low, high, n, reason, method)
-
-
-# --- the study planner ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlanRow:
-    dimension: str
-    items: int
-    overlap: int  # clinicians per item
-    ratings: int  # clinician scores to collect: items × overlap
-    alpha_width: float | None  # median over simulated studies of the CI width of ordinal alpha
-    alpha_width_p90: float | None  # 90% of simulated studies are at most this wide
-    difference_width: float | None  # the same for jury − clinician adjacent agreement
-    difference_width_p90: float | None
-    reaches_target: bool  # median widths at or below the target
-    note: str | None = None
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    target_width: float
-    n_sim: int
-    n_boot: int
-    rows: list[PlanRow]
-    recommended: tuple[int, int] | None  # (items, overlap) reaching the target everywhere
-    recommended_by_dimension: dict[str, tuple[int, int] | None]
-
-    def as_rows(self) -> list[dict[str, Any]]:
-        return [row.__dict__.copy() for row in self.rows]
-
-
-@dataclass(frozen=True)
-class _Pilot:
-    scores: np.ndarray  # (items, most clinicians on an item), NaN padded
-    raters: np.ndarray  # clinicians per item
-    jury: np.ndarray  # jury score per item, NaN when none
-
-
-def plan_study(
-    pilot_ratings: Iterable[Rating],
-    items_options: Sequence[int],
-    overlap_options: Sequence[int],
-    target_width: float,
-    seed: int = 0,
-    n_sim: int = 200,
-    *,
-    n_boot: int = 200,
-    level: float = LEVEL,
-) -> PlanResult:
-    """How wide the intervals of ordinal alpha (clinicians) and of the jury-minus-clinician
-    adjacent-agreement difference would be for each design (items, clinicians per item).
-
-    Each of `n_sim` simulated studies draws `items` pilot items with replacement and keeps
-    `overlap` of each item's clinicians at random (a clinician is never duplicated: items
-    with fewer clinicians than the overlap are not drawn); its interval is a percentile
-    bootstrap of `n_boot` resamples of its items. A row gives the median width over the
-    simulated studies and the width 90% of them stay under. The recommended design is the
-    one with fewest clinician scores (items × overlap, then fewest items) whose median widths
-    reach the target on every dimension."""
-    _check_design(items_options, overlap_options)
-    pilots = {d: _pilot(s) for d, s in _split(pilot_ratings).items()}
-    plan = _Plan(target_width, level, n_sim, n_boot)
-    rows = []
-    for items in sorted(set(items_options)):
-        rng = np.random.default_rng([seed, items])
-        # One set of inner resamples per study size serves every dimension and overlap:
-        # drawing them is the costly part, and shared draws make the designs comparable.
-        resamples = _resample_counts(rng, n_sim, n_boot, items)
-        for dimension, pilot in pilots.items():
-            for overlap in sorted(set(overlap_options)):
-                rows.append(plan.row(dimension, pilot, items, overlap, resamples, rng))
-    by_dimension = {d: _smallest([r for r in rows if r.dimension == d]) for d in pilots}
-    return PlanResult(
-        target_width, n_sim, n_boot, rows, _smallest_everywhere(rows, list(pilots)), by_dimension
-    )
-
-
-def _check_design(items_options: Sequence[int], overlap_options: Sequence[int]) -> None:
-    if not items_options or min(items_options) < 2:
-        raise ValueError("every items option must be 2 or more")
-    if not overlap_options or min(overlap_options) < 2:
-        raise ValueError("every overlap must be 2 or more: agreement needs two clinicians")
-
-
-def _pilot(scores: _Scores) -> _Pilot:
-    items = [item for item in sorted(scores.clinicians) if len(scores.clinicians[item]) >= 2]
-    width = max((len(scores.clinicians[i]) for i in items), default=0)
-    matrix = np.full((len(items), width), np.nan)
-    for row, item in enumerate(items):
-        values = [s for _, s in sorted(scores.clinicians[item].items())]
-        matrix[row, : len(values)] = values
-    jury = np.array([scores.jury.get(item, np.nan) for item in items], dtype=float)
-    return _Pilot(matrix, (~np.isnan(matrix)).sum(axis=1), jury)
-
-
-def _resample_counts(rng: np.random.Generator, n_sim: int, n_boot: int, items: int) -> np.ndarray:
-    """(n_sim, n_boot, items): how often each item of a simulated study is drawn in each of
-    its bootstrap resamples; built a few studies at a time to bound memory."""
-    counts = np.empty((n_sim, n_boot, items), dtype=np.float32)
-    step = max(1, 2_000_000 // (n_boot * items))
-    for start in range(0, n_sim, step):
-        size = min(step, n_sim - start)
-        drawn = rng.integers(0, items, size=(size, n_boot, items), dtype=np.int32)
-        counts[start : start + size] = _draw_counts(drawn, items)
-    return counts
-
-
-_WIDTHS = ("alpha_width", "alpha_width_p90", "difference_width", "difference_width_p90")
-_UPPER = np.triu_indices(len(SCORES))  # a coincidence matrix is symmetric: keep 15 of 25
-
-
-@dataclass(frozen=True)
-class _Plan:
-    target: float
-    level: float
-    n_sim: int
-    n_boot: int
-
-    def row(self, dimension, pilot, items, overlap, resamples, rng) -> PlanRow:
-        eligible = np.flatnonzero(pilot.raters >= overlap)
-        base = {"dimension": dimension, "items": items, "overlap": overlap}
-        base["ratings"] = items * overlap
-        if not len(eligible):
-            note = f"no pilot item has {overlap} clinicians"
-            return PlanRow(**base, **dict.fromkeys(_WIDTHS), reaches_target=False, note=note)
-        per_item = _simulated_items(pilot, eligible, (self.n_sim, items), overlap, rng)
-        widths = _simulated_widths(per_item, resamples, self.level)
-        has_jury = bool(np.isfinite(pilot.jury[eligible]).any())
-        summary = _width_summary(widths, has_jury)
-        needed = [summary["alpha_width"]] + ([summary["difference_width"]] if has_jury else [])
-        reaches = all(w is not None and w <= self.target for w in needed)
-        note = None if has_jury else "no jury scores: alpha only"
-        return PlanRow(**base, **summary, reaches_target=reaches, note=note)
-
-
-def _simulated_items(
-    pilot: _Pilot, eligible: np.ndarray, shape: tuple[int, int], overlap: int, rng
-) -> np.ndarray:
-    """Per simulated study and drawn item: its 15 distinct coincidences, then the 4 envelope
-    counts (`_envelope_counts`)."""
-    drawn = rng.choice(eligible, size=shape)
-    scores = pilot.scores[drawn]  # (n_sim, items, most clinicians on an item)
-    keys = np.where(np.isnan(scores), np.inf, rng.random(scores.shape))
-    kept = np.take_along_axis(scores, np.argsort(keys, axis=-1)[..., :overlap], axis=-1)
-    counts = np.stack([(kept == s).sum(axis=-1) for s in SCORES], axis=-1).astype(float)
-    coincidences = _coincidences_of_counts(counts)[..., _UPPER[0], _UPPER[1]]
-    jury = pilot.jury[drawn]
-    has_jury = np.isfinite(jury)
-    jury_adjacent = (np.abs(kept - jury[..., None]) <= 1).sum(axis=-1)
-    same = (counts * (counts - 1) / 2).sum(axis=-1)
-    neighbours = same + (counts[..., 1:] * counts[..., :-1]).sum(axis=-1)
-    pairs = overlap * (overlap - 1) / 2
-    envelope = np.stack([jury_adjacent, np.full(shape, overlap), neighbours, np.full(shape, pairs)])
-    envelope = np.moveaxis(envelope * has_jury, 0, -1)
-    return np.concatenate([coincidences, envelope], axis=-1).astype(np.float32)
-
-
-def _simulated_widths(
-    per_item: np.ndarray, resamples: np.ndarray, level: float
-) -> dict[str, np.ndarray]:
-    """Percentile-bootstrap interval widths of each simulated study: (n_sim,) per figure."""
-    # einsum rather than a batched matmul: BLAS spends more on threads than on the sums at
-    # this size, badly so on a busy machine; einsum's plain loop takes the same time always.
-    sums = np.einsum("sbn,snk->sbk", resamples, per_item).astype(float)
-    coincidences = np.zeros((*sums.shape[:-1], len(SCORES), len(SCORES)))
-    coincidences[..., _UPPER[0], _UPPER[1]] = sums[..., :15]
-    coincidences[..., _UPPER[1], _UPPER[0]] = sums[..., :15]
-    alpha = _alpha_from(coincidences, _ordinal_distances)
-    with np.errstate(all="ignore"):
-        difference = _envelope_rates(sums[..., 15:])[..., 2]
-    return {"alpha": _widths(alpha, level), "difference": _widths(difference, level)}
-
-
-def _widths(resampled: np.ndarray, level: float) -> np.ndarray:
-    tail = (1 - level) / 2
-    if np.isfinite(resampled).all():
-        low, high = np.quantile(resampled, [tail, 1 - tail], axis=-1)
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            low, high = np.nanquantile(resampled, [tail, 1 - tail], axis=-1)
-    return high - low
-
-
-def _width_summary(widths: dict[str, np.ndarray], has_jury: bool) -> dict[str, float | None]:
-    summary: dict[str, float | None] = {}
-    for figure in ("alpha", "difference"):
-        values = widths[figure][np.isfinite(widths[figure])]
-        present = len(values) > 0 and (figure == "alpha" or has_jury)
-        summary[f"{figure}_width"] = float(np.median(values)) if present else None
-        summary[f"{figure}_width_p90"] = float(np.quantile(values, 0.9)) if present else None
-    return summary
-
-
-def _smallest(rows: Sequence[PlanRow]) -> tuple[int, int] | None:
-    reaching = [r for r in rows if r.reaches_target]
-    best = min(reaching, key=lambda r: (r.ratings, r.items), default=None)
-    return None if best is None else (best.items, best.overlap)
-
-
-def _smallest_everywhere(rows: Sequence[PlanRow], dimensions: list[str]) -> tuple[int, int] | None:
-    designs = sorted({(r.items, r.overlap) for r in rows}, key=lambda d: (d[0] * d[1], d[0]))
-    for design in designs:
-        wanted = [r for r in rows if (r.items, r.overlap) == design]
-        if len(wanted) == len(dimensions) and all(r.reaches_target for r in wanted):
-            return design
-    return None

@@ -44,6 +44,7 @@ PURE = (
     "annotation.assignment",
     "annotation.calibration",
     "annotation.agreement",
+    "annotation.planning",
 )
 RUN_MACHINERY = (
     "patientagentbench.runs",

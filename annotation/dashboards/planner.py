@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from django.db.models import Count, Q
 from plotly.subplots import make_subplots
 
-from annotation import agreement
+from annotation import planning
 from annotation.dashboards.cache import DATA_VERSION, cached, stamp
 from annotation.dashboards.common import page_summary
 from annotation.dashboards.figures import PALETTE, apply_layout, figure
@@ -102,14 +102,14 @@ def _pilot_label(study: Mapping[str, Any]) -> str:
 
 
 def plan_data(request: PlanRequest, current: str | None = None) -> dict:
-    """`agreement.plan_study` on the pilot's scores, as plain data; cached like the pages."""
+    """`planning.plan_study` on the pilot's scores, as plain data; cached like the pages."""
     base = f"dashboards:v{DATA_VERSION}:plan:{request.digest()}"
     return cached(base, current or stamp(), lambda: _plan(request))
 
 
 def _plan(request: PlanRequest) -> dict:
     ds = load(Filters(study=request.pilot, panel=request.panel))
-    plan = agreement.plan_study(ds.ratings(), request.items, request.overlaps, request.target)
+    plan = planning.plan_study(ds.ratings(), request.items, request.overlaps, request.target)
     order = {key: i for i, key in enumerate(ds.dimension_order({r.dimension for r in plan.rows}))}
     rows = [
         row | {"dimension": ds.label(row["dimension"]), "key": row["dimension"]}
@@ -155,7 +155,7 @@ _PLAN_COLUMNS = [
 ]
 
 
-def _designs(rows: list[dict], plan: agreement.PlanResult) -> list[dict]:
+def _designs(rows: list[dict], plan: planning.PlanResult) -> list[dict]:
     """One row per design: the widest dimension's widths, how many dimensions reach the
     target, and whether it is the recommended one."""
     found = []
@@ -209,7 +209,7 @@ def _designs_table(designs: list[dict], target: float) -> dict:
 # --- figures -------------------------------------------------------------------------------------
 
 
-def _plan_figure(designs: list[dict], plan: agreement.PlanResult) -> go.Figure:
+def _plan_figure(designs: list[dict], plan: planning.PlanResult) -> go.Figure:
     """The widest dimension's median width per design: one line per overlap, for alpha and
     for the jury-minus-clinician difference; the target dashed; the recommendation starred."""
     title = f"Widest dimension's median CI width (dashed: target {plan.target_width:g})"

@@ -25,9 +25,9 @@ from annotation.agreement import (
     clinician_matrix,
     half_up,
     pairwise,
-    plan_study,
     verdict,
 )
+from annotation.planning import plan_study
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 observers × 12 units,
 # values 1–5, None = not coded. Published: nominal 0.743, ordinal 0.815, interval 0.849.
