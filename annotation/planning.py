@@ -11,8 +11,17 @@ from typing import Any
 
 import numpy as np
 
-from annotation import agreement
-from annotation.agreement import LEVEL, Rating
+from annotation.agreement import (
+    LEVEL,
+    Rating,
+    Scores,
+    alpha_from,
+    coincidences_of_counts,
+    draw_counts,
+    envelope_rates,
+    ordinal_distances,
+    split_by_dimension,
+)
 from ratings.scale import SCORES
 
 # --- the study planner ---------------------------------------------------------------------------
@@ -74,7 +83,7 @@ def plan_study(
     one with fewest clinician scores (items × overlap, then fewest items) whose median widths
     reach the target on every dimension."""
     _check_design(items_options, overlap_options)
-    pilots = {d: _pilot(s) for d, s in agreement.split_by_dimension(pilot_ratings).items()}
+    pilots = {d: _pilot(s) for d, s in split_by_dimension(pilot_ratings).items()}
     plan = _Plan(target_width, level, n_sim, n_boot)
     rows = []
     for items in sorted(set(items_options)):
@@ -98,7 +107,7 @@ def _check_design(items_options: Sequence[int], overlap_options: Sequence[int]) 
         raise ValueError("every overlap must be 2 or more: agreement needs two clinicians")
 
 
-def _pilot(scores: agreement.Scores) -> _Pilot:
+def _pilot(scores: Scores) -> _Pilot:
     items = [item for item in sorted(scores.clinicians) if len(scores.clinicians[item]) >= 2]
     width = max((len(scores.clinicians[i]) for i in items), default=0)
     matrix = np.full((len(items), width), np.nan)
@@ -117,7 +126,7 @@ def _resample_counts(rng: np.random.Generator, n_sim: int, n_boot: int, items: i
     for start in range(0, n_sim, step):
         size = min(step, n_sim - start)
         drawn = rng.integers(0, items, size=(size, n_boot, items), dtype=np.int32)
-        counts[start : start + size] = agreement.draw_counts(drawn, items)
+        counts[start : start + size] = draw_counts(drawn, items)
     return counts
 
 
@@ -159,7 +168,7 @@ def _simulated_items(
     keys = np.where(np.isnan(scores), np.inf, rng.random(scores.shape))
     kept = np.take_along_axis(scores, np.argsort(keys, axis=-1)[..., :overlap], axis=-1)
     counts = np.stack([(kept == s).sum(axis=-1) for s in SCORES], axis=-1).astype(float)
-    coincidences = agreement.coincidences_of_counts(counts)[..., _UPPER[0], _UPPER[1]]
+    coincidences = coincidences_of_counts(counts)[..., _UPPER[0], _UPPER[1]]
     jury = pilot.jury[drawn]
     has_jury = np.isfinite(jury)
     jury_adjacent = (np.abs(kept - jury[..., None]) <= 1).sum(axis=-1)
@@ -181,9 +190,9 @@ def _simulated_widths(
     coincidences = np.zeros((*sums.shape[:-1], len(SCORES), len(SCORES)))
     coincidences[..., _UPPER[0], _UPPER[1]] = sums[..., :15]
     coincidences[..., _UPPER[1], _UPPER[0]] = sums[..., :15]
-    alpha = agreement.alpha_from(coincidences, agreement.ordinal_distances)
+    alpha = alpha_from(coincidences, ordinal_distances)
     with np.errstate(all="ignore"):
-        difference = agreement.envelope_rates(sums[..., 15:])[..., 2]
+        difference = envelope_rates(sums[..., 15:])[..., 2]
     return {"alpha": _widths(alpha, level), "difference": _widths(difference, level)}
 
 
