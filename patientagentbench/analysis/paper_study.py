@@ -33,7 +33,7 @@ import pandas as pd
 from rapidfuzz.distance import Levenshtein
 from scipy import stats
 
-__all__ = ["PAPER_EXCLUDED_MODELS", "char_level_tss", "paper_study"]
+__all__ = ["PAPER_EXCLUDED_MODELS", "char_level_tss", "fisher_interval", "paper_study"]
 
 # compute_stats.py: `df_main = df[df["model"] != "claude-haiku"]`.
 PAPER_EXCLUDED_MODELS = ("claude-haiku",)
@@ -120,6 +120,15 @@ def _t_interval(values: pd.Series) -> list[float] | None:
     return [float(low), float(high)]
 
 
+def _t_interval_or_point(values: pd.Series) -> list[float] | None:
+    """The t interval, or the point twice when every value is the same (scipy gives NaN):
+    a headline then says the data do not vary instead of that it has no interval."""
+    values = values.dropna()
+    if len(values) >= 2 and values.nunique() == 1:
+        return [float(values.iloc[0])] * 2
+    return _t_interval(values)
+
+
 def _per_model(analysed: pd.DataFrame) -> dict[str, Any]:
     return {
         str(model): {
@@ -129,6 +138,7 @@ def _per_model(analysed: pd.DataFrame) -> dict[str, Any]:
             "n_cells": len(cells),
             "tss_ci95": _t_interval(cells["tss"]),
             "ac_ci95": _t_interval(cells["ac"]),
+            "output_exact_match_ci95": _t_interval_or_point(cells["output_exact_match"]),
         }
         for model, cells in sorted(analysed.groupby("model"), key=lambda item: str(item[0]))
     }
@@ -183,6 +193,7 @@ def _ambiguous_vs_structured(main: pd.DataFrame) -> dict[str, Any]:
             "cohens_d": float((structured.mean() - ambiguous.mean()) / pooled),
             "mean_structured": float(structured.mean()),
             "mean_ambiguous": float(ambiguous.mean()),
+            "ci95_ambiguous": _t_interval_or_point(ambiguous),
         }
     result["ac"] |= {"n_structured": n_structured, "n_ambiguous": n_ambiguous}
     return result
@@ -199,6 +210,8 @@ def _anova(main: pd.DataFrame, metric: str) -> dict[str, Any]:
         "F": float(test.statistic),
         "p": float(test.pvalue),
         "eta_squared": float(ss_between / ss_total) if ss_total else None,
+        "df_between": len(groups) - 1,
+        "df_within": len(values) - len(groups),
     }
 
 
@@ -226,18 +239,31 @@ def _correctness(analysed: pd.DataFrame) -> dict[str, Any]:
     correctness = {"overall_correctness": float(rate.mean()), "n_conditions": len(scored)}
     if len(scored) >= 3:
         correctness |= {
-            "tss_pearson": _pair(stats.pearsonr(tss, rate), "r"),
-            "tss_spearman": _pair(stats.spearmanr(tss, rate), "rho"),
-            "ac_pearson": _pair(stats.pearsonr(ac, rate), "r"),
-            "ac_spearman": _pair(stats.spearmanr(ac, rate), "rho"),
+            "tss_pearson": _pair(stats.pearsonr(tss, rate), "r", len(scored)),
+            "tss_spearman": _pair(stats.spearmanr(tss, rate), "rho", len(scored)),
+            "ac_pearson": _pair(stats.pearsonr(ac, rate), "r", len(scored)),
+            "ac_spearman": _pair(stats.spearmanr(ac, rate), "rho", len(scored)),
         }
     else:
         correctness["correlations"] = {"error": f"needs three cells, has {len(scored)}"}
     return {"correctness": correctness, "median_split": _guarded(_median_split, scored)}
 
 
-def _pair(result, name: str) -> dict[str, float]:
-    return {name: float(result.statistic), "p": float(result.pvalue)}
+def _pair(result, name: str, n: int) -> dict[str, Any]:
+    value = float(result.statistic)
+    return {name: value, "p": float(result.pvalue), "ci95": fisher_interval(value, n, name)}
+
+
+def fisher_interval(value: float, n: int, kind: str = "r") -> list[float] | None:
+    """95% CI of a correlation by Fisher's z: standard error 1/sqrt(n - 3) for Pearson's r,
+    Bonett & Wright's sqrt((1 + rho^2 / 2) / (n - 3)) for Spearman's rho. None below four
+    pairs or for a correlation of exactly +-1 or NaN."""
+    if n < 4 or not np.isfinite(value) or abs(value) >= 1:
+        return None
+    variance = (1 + value**2 / 2) if kind == "rho" else 1.0
+    half = stats.norm.ppf(0.975) * np.sqrt(variance / (n - 3))
+    centre = np.arctanh(value)
+    return [float(np.tanh(centre - half)), float(np.tanh(centre + half))]
 
 
 def _median_split(scored: pd.DataFrame) -> dict[str, Any]:
@@ -250,6 +276,8 @@ def _median_split(scored: pd.DataFrame) -> dict[str, Any]:
         "low_tss_correctness": float(low.mean()) if len(low) else None,
         "n_high": len(high),
         "n_low": len(low),
+        "high_ci95": _t_interval_or_point(pd.Series(high)),
+        "low_ci95": _t_interval_or_point(pd.Series(low)),
     }
     if not (len(high) and len(low)):
         return result | {"error": "every cell sits on one side of the median TSS"}
@@ -272,6 +300,7 @@ def _split_half(analysed: pd.DataFrame) -> dict[str, Any]:
     pearson, spearman = stats.pearsonr(odd, even), stats.spearmanr(odd, even)
     return {
         "tss_pearson_r": float(pearson.statistic),
+        "tss_pearson_ci95": fisher_interval(float(pearson.statistic), len(cells)),
         "p": float(pearson.pvalue),
         "tss_spearman_rho": float(spearman.statistic),
         "spearman_p": float(spearman.pvalue),

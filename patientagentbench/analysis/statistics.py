@@ -25,6 +25,13 @@ from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
+from patientagentbench.analysis.headline import (
+    MIN_CELLS_FOR_A_CORRELATION,
+    MIN_CELLS_FOR_A_MEAN,
+    MIN_CELLS_FOR_A_SHARE,
+    MIN_CELLS_FOR_AN_F_TEST,
+    MIN_PAIRS_FOR_AN_EFFECT_SIZE,
+)
 from patientagentbench.analysis.paper_study import paper_study
 from patientagentbench.analysis.study import attribute_columns
 
@@ -595,6 +602,8 @@ def split_half_reliability(frame: pd.DataFrame, metric: str = "tss") -> dict[str
         "metric": metric,
         "n": correlation["n"],
         "r": r,
+        "ci_low": correlation["pearson_ci_low"],
+        "ci_high": correlation["pearson_ci_high"],
         "p": correlation["pearson_p"],
         "spearman_brown": 2 * r / (1 + r) if r > -1 else None,
     }
@@ -919,16 +928,31 @@ def full_report(
 
 
 # The paper's headline figures: (name, label, path in the report's "paper" section, unit,
-# path of the sample size), and the project's own variant where it adds something.
+# path of the sample size, the minimum sample for setting it beside the paper's value).
 HEADLINE_ROWS = (
-    ("mean_tss", "Mean tool-sequence similarity (TSS) over cells", ("mean_tss",), "", None),
-    ("mean_ac", "Mean argument consistency (AC) over cells", ("mean_ac",), "", None),
+    (
+        "mean_tss",
+        "Mean tool-sequence similarity (TSS) over cells",
+        ("mean_tss",),
+        "",
+        ("n_cells_analyzed",),
+        MIN_CELLS_FOR_A_MEAN,
+    ),
+    (
+        "mean_ac",
+        "Mean argument consistency (AC) over cells",
+        ("mean_ac",),
+        "",
+        ("n_cells_analyzed",),
+        MIN_CELLS_FOR_A_MEAN,
+    ),
     (
         "tss_vs_ac_cohens_d",
         "TSS exceeds AC within cells: Cohen's d_z (paired t)",
         ("tss_vs_ac_paired", "cohens_d_z"),
         "",
         ("tss_vs_ac_paired", "n_cells"),
+        MIN_PAIRS_FOR_AN_EFFECT_SIZE,
     ),
     (
         "ambiguous_ac",
@@ -936,6 +960,7 @@ HEADLINE_ROWS = (
         ("ambiguous_vs_structured", "ac", "mean_ambiguous"),
         "",
         ("ambiguous_vs_structured", "ac", "n_ambiguous"),
+        MIN_CELLS_FOR_A_MEAN,
     ),
     (
         "ambiguous_tss",
@@ -943,6 +968,7 @@ HEADLINE_ROWS = (
         ("ambiguous_vs_structured", "tss", "mean_ambiguous"),
         "",
         ("ambiguous_vs_structured", "ac", "n_ambiguous"),
+        MIN_CELLS_FOR_A_MEAN,
     ),
     (
         "first_divergence_in_steps_1_2_pct",
@@ -950,6 +976,7 @@ HEADLINE_ROWS = (
         ("divergence", "share_steps_1_2"),
         "%",
         ("divergence", "n_cells_with_divergence"),
+        MIN_CELLS_FOR_A_SHARE,
     ),
     (
         "output_exact_match_pct_max",
@@ -957,6 +984,7 @@ HEADLINE_ROWS = (
         None,
         "%",
         None,
+        MIN_CELLS_FOR_A_MEAN,
     ),
     (
         "overall_correctness_pct",
@@ -964,6 +992,7 @@ HEADLINE_ROWS = (
         ("correctness", "overall_correctness"),
         "%",
         ("correctness", "n_conditions"),
+        MIN_CELLS_FOR_A_MEAN,
     ),
     (
         "correctness_high_tss_pct",
@@ -971,6 +1000,7 @@ HEADLINE_ROWS = (
         ("median_split", "high_tss_correctness"),
         "%",
         ("median_split", "n_high"),
+        MIN_CELLS_FOR_A_MEAN,
     ),
     (
         "correctness_low_tss_pct",
@@ -978,6 +1008,7 @@ HEADLINE_ROWS = (
         ("median_split", "low_tss_correctness"),
         "%",
         ("median_split", "n_low"),
+        MIN_CELLS_FOR_A_MEAN,
     ),
     (
         "tss_correctness_pearson_r",
@@ -985,6 +1016,7 @@ HEADLINE_ROWS = (
         ("correctness", "tss_pearson", "r"),
         "",
         ("correctness", "n_conditions"),
+        MIN_CELLS_FOR_A_CORRELATION,
     ),
     (
         "tss_correctness_spearman_rho",
@@ -992,6 +1024,7 @@ HEADLINE_ROWS = (
         ("correctness", "tss_spearman", "rho"),
         "",
         ("correctness", "n_conditions"),
+        MIN_CELLS_FOR_A_CORRELATION,
     ),
     (
         "ac_correctness_pearson_r",
@@ -999,17 +1032,54 @@ HEADLINE_ROWS = (
         ("correctness", "ac_pearson", "r"),
         "",
         ("correctness", "n_conditions"),
+        MIN_CELLS_FOR_A_CORRELATION,
     ),
-    ("anova_tss_F", "TSS differs by model: one-way ANOVA F", ("anova_tss_by_model", "F"), "", None),
-    ("anova_ac_F", "AC differs by model: one-way ANOVA F", ("anova_ac_by_model", "F"), "", None),
+    (
+        "anova_tss_F",
+        "TSS differs by model: one-way ANOVA F",
+        ("anova_tss_by_model", "F"),
+        "",
+        ("n_cells_compute_stats",),
+        MIN_CELLS_FOR_AN_F_TEST,
+    ),
+    (
+        "anova_ac_F",
+        "AC differs by model: one-way ANOVA F",
+        ("anova_ac_by_model", "F"),
+        "",
+        ("n_cells_compute_stats",),
+        MIN_CELLS_FOR_AN_F_TEST,
+    ),
     (
         "split_half_tss_r",
         "Split-half reliability of TSS (even vs odd runs): Pearson r",
         ("split_half", "tss_pearson_r"),
         "",
         ("split_half", "n_cells"),
+        MIN_CELLS_FOR_A_CORRELATION,
     ),
 )
+
+# Where the paper section holds a headline's 95% interval as [low, high], and its method.
+_PAPER_INTERVALS = {
+    "ambiguous_ac": (("ambiguous_vs_structured", "ac", "ci95_ambiguous"), "t"),
+    "ambiguous_tss": (("ambiguous_vs_structured", "tss", "ci95_ambiguous"), "t"),
+    "correctness_high_tss_pct": (("median_split", "high_ci95"), "t"),
+    "correctness_low_tss_pct": (("median_split", "low_ci95"), "t"),
+    "tss_correctness_pearson_r": (("correctness", "tss_pearson", "ci95"), "Fisher z"),
+    "tss_correctness_spearman_rho": (
+        ("correctness", "tss_spearman", "ci95"),
+        "Fisher z, Bonett-Wright variance",
+    ),
+    "ac_correctness_pearson_r": (("correctness", "ac_pearson", "ci95"), "Fisher z"),
+    "split_half_tss_r": (("split_half", "tss_pearson_ci95"), "Fisher z"),
+}
+# Bootstrap intervals over the same cells, from the report's `overall` section.
+_BOOTSTRAP_INTERVALS = {
+    "mean_tss": "tss",
+    "mean_ac": "ac",
+    "overall_correctness_pct": "correct_rate",
+}
 
 
 def headline_figures(
@@ -1017,22 +1087,33 @@ def headline_figures(
 ) -> list[dict[str, Any]]:
     """The paper's headline figures computed as the paper's code computes them (the report's
     `paper` section), under the names of paper-headline-figures.csv, each with a label, its
-    sample size, the published value beside it, and the project's variant where the project
-    measures the same thing differently (percentages where the paper gives percentages)."""
+    sample size, its 95% interval and method (or why it has none), the minimum sample below
+    which it is not set beside the paper's value, the published value beside it, and the
+    project's variant where the project measures the same thing differently (percentages
+    where the paper gives percentages)."""
     paper = report.get("paper") or {}
     published = published or {}
     variants = _headline_variants(report)
     rows = []
-    for name, label, path, unit, n_path in HEADLINE_ROWS:
-        value = _max_model_exact_match(paper) if path is None else _lookup(paper, *path)
+    for name, label, path, unit, n_path, minimum in HEADLINE_ROWS:
+        if path is None:
+            value, n, interval = _max_model_exact_match(paper)
+        else:
+            value, n = _lookup(paper, *path), _lookup(paper, *n_path)
+            interval = _figure_interval(name, report, paper)
         scale = 100 if unit == "%" and _is_number(value) else 1
         row = {
             "figure": name,
             "label": label,
             "value": value * scale if _is_number(value) else None,
             "unit": unit,
-            "n": _lookup(paper, *n_path) if n_path else report.get("n_cells"),
+            "n": n,
+            "ci": _scaled(interval, scale),
+            "minimum": minimum.n,
+            "minimum_why": minimum.why,
         }
+        if name.startswith("anova_"):
+            row["no_interval"] = _f_test_note(_lookup(paper, path[0]))
         if not _is_number(value):
             row["reason"] = _reason(paper, path)
         if name in published:
@@ -1046,13 +1127,79 @@ def headline_figures(
     return rows
 
 
-def _max_model_exact_match(paper: Mapping[str, Any]) -> float | None:
-    values = [
-        model["mean_output_exact_match_rate"]
+def _interval(low: Any, high: Any, method: str) -> dict[str, Any] | None:
+    if not (_is_number(low) and _is_number(high)):
+        return None
+    return {"low": float(low), "high": float(high), "method": method, "level": 0.95}
+
+
+def _scaled(interval: dict[str, Any] | None, scale: float) -> dict[str, Any] | None:
+    if interval is None:
+        return None
+    return interval | {"low": interval["low"] * scale, "high": interval["high"] * scale}
+
+
+def _figure_interval(name: str, report: Mapping[str, Any], paper: Mapping[str, Any]):
+    if name in _BOOTSTRAP_INTERVALS:
+        boot = _lookup(report, "overall", _BOOTSTRAP_INTERVALS[name], "bootstrap") or {}
+        method = f"{boot.get('method', 'BCa')} bootstrap over cells"
+        return _interval(boot.get("ci_low"), boot.get("ci_high"), method)
+    if name in _PAPER_INTERVALS:
+        path, method = _PAPER_INTERVALS[name]
+        bounds = _lookup(paper, *path) or [None, None]
+        return _interval(*bounds, method)
+    if name == "tss_vs_ac_cohens_d":
+        return _d_z_interval(paper.get("tss_vs_ac_paired") or {})
+    if name == "first_divergence_in_steps_1_2_pct":
+        return _share_interval(paper.get("divergence") or {})
+    return None
+
+
+def _d_z_interval(test: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The paper's d_z = t / sqrt(n); its CI by the noncentral t on n - 1 df."""
+    t, n = test.get("t"), test.get("n_cells")
+    if not (_is_number(t) and _is_number(n)) or n < 2:
+        return None
+    bounds = _effect_interval(t, n - 1, math.sqrt(n), 0.95)
+    return _interval(bounds["d_ci_low"], bounds["d_ci_high"], "noncentral t")
+
+
+def _share_interval(divergence: Mapping[str, Any]) -> dict[str, Any] | None:
+    share, n = divergence.get("share_steps_1_2"), divergence.get("n_cells_with_divergence")
+    if not (_is_number(share) and _is_number(n)) or n < 1:
+        return None
+    low, high = _wilson([round(share * n)], [n], 0.95)
+    return _interval(low[0], high[0], "Wilson, over cells")
+
+
+def _f_test_note(test: Any) -> str:
+    """An F is a test statistic, not an estimate: its degrees of freedom and p stand in
+    for an interval."""
+    if not isinstance(test, Mapping) or not _is_number(test.get("F")):
+        return "F is a test statistic"
+    return (
+        f"F is a test statistic; F({test.get('df_between')}, {test.get('df_within')}), "
+        f"p = {test['p']:.3g}"
+    )
+
+
+def _max_model_exact_match(paper: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """The highest model mean, with that model's cells and t interval (the interval of
+    the model picked, not of the maximum over models)."""
+    models = [
+        model
         for model in (paper.get("per_model") or {}).values()
         if _is_number(model.get("mean_output_exact_match_rate"))
     ]
-    return max(values) if values else None
+    if not models:
+        return None, None, None
+    best = max(models, key=lambda model: model["mean_output_exact_match_rate"])
+    bounds = best.get("output_exact_match_ci95") or [None, None]
+    return (
+        best["mean_output_exact_match_rate"],
+        best.get("n_cells"),
+        _interval(*bounds, "t, over that model's cells"),
+    )
 
 
 def _reason(paper: Mapping[str, Any], path: tuple[str, ...] | None) -> str:
@@ -1066,7 +1213,10 @@ def _reason(paper: Mapping[str, Any], path: tuple[str, ...] | None) -> str:
 
 
 def _headline_variants(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The project's own measure of a headline figure, where it differs from the paper's."""
+    """The project's own measure of a headline figure, where it differs from the paper's,
+    with its n, interval (or why it has none) and minimum, like the figure itself. `of`
+    names what n counts when it is not cells: runs nested in cells, so such a variant is
+    printed only when the figure's own cells reach their minimum."""
 
     def get(*path: str) -> Any:
         return _lookup(report, *path)
@@ -1074,27 +1224,43 @@ def _headline_variants(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     def pct(value: Any) -> float | None:
         return 100 * value if _is_number(value) else None
 
+    traces = get("overall", "correct_traces") or {}
+    split = get("split_half", "tss") or {}
     candidates = {
-        "first_divergence_in_steps_1_2_pct": (
-            "over diverging run pairs (the paper's histogram)",
-            pct(get("divergence", "share_steps_1_2")),
-            "%",
-        ),
-        "overall_correctness_pct": (
-            "pooled over graded traces, Wilson CI",
-            pct(get("overall", "correct_traces", "rate")),
-            "%",
-        ),
-        "split_half_tss_r": (
-            "token-level TSS of odd vs even repetitions, every cell of 4+ runs",
-            get("split_half", "tss", "r"),
-            "",
-        ),
+        "first_divergence_in_steps_1_2_pct": {
+            "label": "over diverging run pairs (the paper's histogram)",
+            "value": pct(get("divergence", "share_steps_1_2")),
+            "unit": "%",
+            "n": get("divergence", "n_pairs"),
+            "of": "run pairs",
+            "ci": None,
+            "no_interval": "the run pairs of a cell are not independent",
+            "minimum": MIN_CELLS_FOR_A_SHARE,
+        },
+        "overall_correctness_pct": {
+            "label": "pooled over graded traces",
+            "value": pct(traces.get("rate")),
+            "unit": "%",
+            "n": traces.get("graded"),
+            "of": "graded traces",
+            "ci": _scaled(
+                _interval(traces.get("wilson_low"), traces.get("wilson_high"), "Wilson"), 100
+            ),
+            "minimum": MIN_CELLS_FOR_A_SHARE,
+        },
+        "split_half_tss_r": {
+            "label": "token-level TSS of odd vs even repetitions, every cell of 4+ runs",
+            "value": split.get("r"),
+            "unit": "",
+            "n": split.get("n"),
+            "ci": _interval(split.get("ci_low"), split.get("ci_high"), "Fisher z"),
+            "minimum": MIN_CELLS_FOR_A_CORRELATION,
+        },
     }
     return {
-        name: {"label": label, "value": value, "unit": unit}
-        for name, (label, value, unit) in candidates.items()
-        if value is not None
+        name: variant | {"minimum": variant["minimum"].n, "minimum_why": variant["minimum"].why}
+        for name, variant in candidates.items()
+        if variant["value"] is not None
     }
 
 

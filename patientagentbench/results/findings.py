@@ -5,7 +5,7 @@ Works on the plain statistics dict (`statistics.full_report`, as cached by `run_
 returns plain data for the report template. A section that does not apply to the study (no
 ambiguous tasks, one temperature, no correctness verdicts) is left out rather than shown
 empty; the paper's published value stays beside each headline figure when the suite is the
-paper's.
+paper's, and the figure beside it carries its n and CI, or says "not enough evidence".
 """
 
 from __future__ import annotations
@@ -13,6 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from patientagentbench.analysis.headline import (
+    MIN_PAIRS_FOR_AN_EFFECT_SIZE,
+    Headline,
+    Interval,
+    Minimum,
+    headline,
+)
 
 Row = dict[str, Any]
 
@@ -112,51 +120,76 @@ def report_sections(stats: Mapping[str, Any], *, has_published: bool) -> list[di
 
 
 def headline_rows(stats: Mapping[str, Any], *, has_published: bool) -> list[Row]:
-    """The paper's headline figures as rows; rows about something the study lacks (ambiguous
+    """The paper's headline figures as rows, each printed by `analysis.headline`: the value
+    with its n and CI beside it, or "not enough evidence" below the figure's minimum, where
+    the paper's value then stands alone. Rows about something the study lacks (ambiguous
     tasks, correctness) are left out unless the paper published them for this suite."""
     rows = []
     for figure in stats.get("headline", []):
         if not has_published and figure.get("value") is None:
             continue
-        unit = figure.get("unit", "")
-        value = figure.get("value")
-        estimate = "—" if value is None else f"{value:.1f}%" if unit == "%" else number(value, 3)
-        row = _row(figure.get("label", figure["figure"]), estimate, n=figure.get("n"))
-        row |= {
+        published = figure.get("published") if has_published else None
+        shown = printed_headline(figure, published)
+        row = {
             "figure": figure["figure"],
-            "ci": _headline_interval(stats, figure["figure"]),
-            "published": _published(figure.get("published"), unit),
+            "label": figure.get("label", figure["figure"]),
+            "estimate": shown.value,
+            "beside": shown.beside,
+            "enough": shown.enough,
+            "shown": shown.shown,
+            "published": _published(published, figure.get("unit", "")),
             "published_note": figure.get("published_note", ""),
-            "detail": figure.get("reason", "") if value is None else "",
+            "comparison": shown.comparison if _is_number(published) else "",
+            "detail": "" if shown.enough else figure.get("minimum_why", ""),
         }
         variant = figure.get("variant")
-        if variant:
-            shown = (
-                f"{variant['value']:.1f}%"
-                if variant.get("unit") == "%"
-                else number(variant["value"], 3)
-            )
-            row["variant"] = f"{shown} {variant['label']}"
+        if _variant_stands(variant, shown):
+            row["variant"] = f"{printed_headline(variant).text} {variant['label']}"
         rows.append(row)
     return rows
+
+
+def _variant_stands(variant: Any, figure: Headline) -> bool:
+    """The project's variant is printed when its own sample reaches its minimum and, when it
+    counts runs nested in cells rather than cells, when the figure's cells reach theirs."""
+    if not isinstance(variant, Mapping) or not _is_number(variant.get("value")):
+        return False
+    if not printed_headline(variant).enough:
+        return False
+    return figure.enough or not variant.get("of")
+
+
+# A figure cached before minimums were stated gets the strictest one rather than none.
+_FALLBACK_MINIMUM = MIN_PAIRS_FOR_AN_EFFECT_SIZE
+
+
+def printed_headline(figure: Mapping[str, Any], published: Any = None) -> Headline:
+    """One headline figure of `statistics.headline_figures` (or its variant) as printed."""
+    percent_unit = figure.get("unit") == "%"
+    ci = figure.get("ci")
+    minimum = (
+        Minimum(figure["minimum"], figure.get("minimum_why", ""))
+        if "minimum" in figure
+        else _FALLBACK_MINIMUM
+    )
+    return headline(
+        figure.get("value"),
+        Interval(ci["low"], ci["high"], ci["method"], ci.get("level", 0.95)) if ci else None,
+        figure.get("n"),
+        minimum,
+        fmt=(lambda value: f"{value:.1f}%") if percent_unit else (lambda value: number(value, 3)),
+        published=published if _is_number(published) else None,
+        published_fmt=lambda value: _published(value, figure.get("unit", "")),
+        no_interval=figure.get("no_interval", ""),
+        missing=figure.get("reason", ""),
+        of=figure.get("of", ""),
+    )
 
 
 def _published(value: Any, unit: str) -> str:
     if not _is_number(value):
         return ""
     return f"{value:g}%" if unit == "%" else f"{value:g}"
-
-
-def _headline_interval(stats: Mapping[str, Any], figure: str) -> str:
-    """Bootstrap intervals over cells for the headline means (they stay within [0, 1])."""
-    metric = {"mean_tss": "tss", "mean_ac": "ac", "overall_correctness_pct": "correct_rate"}.get(
-        figure
-    )
-    if metric is None:
-        return ""
-    boot = _get(stats, "overall", metric, "bootstrap") or {}
-    fmt = percent if figure.endswith("_pct") else number
-    return interval(boot.get("ci_low"), boot.get("ci_high"), fmt, "bootstrap over cells")
 
 
 def dropped_rows(stats: Mapping[str, Any]) -> list[Row]:
@@ -191,7 +224,7 @@ def _consistency(stats: Mapping[str, Any]) -> list[Row]:
         _row(
             "TSS exceeds AC within cells by",
             number(difference.get("mean")),
-            interval(difference.get("ci_low"), difference.get("ci_high")),
+            interval(difference.get("ci_low"), difference.get("ci_high"), method="t"),
             paired.get("n"),
             _t_detail(paired, "d_z"),
         )
@@ -204,7 +237,7 @@ def _t_detail(test: Mapping[str, Any], d_name: str = "d") -> str:
         return test.get("reason", "")
     effect = f"Cohen's {d_name} = {number(test.get('cohens_d'))}"
     if _is_number(test.get("d_ci_low")):
-        effect += f" ({interval(test['d_ci_low'], test['d_ci_high'])})"
+        effect += f" ({interval(test['d_ci_low'], test['d_ci_high'], method='noncentral t')})"
     return (
         f"t({number(test.get('df'), 0)}) = {number(test['t'])}, {p_value(test.get('p'))}; {effect}"
     )

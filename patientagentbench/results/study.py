@@ -139,7 +139,7 @@ def analysis_key(run: Run, malformed: str = DEFAULT_MALFORMED) -> str:
     stamp = run.traces.aggregate(n=Count("pk"), last=Max("finished_at"))
     last = stamp["last"].timestamp() if stamp["last"] else 0
     created = run.created_at.timestamp() if run.created_at else 0
-    return f"analysis:v2:{malformed}:{run.pk}:{created}:{run.status}:{stamp['n']}:{last}"
+    return f"analysis:v3:{malformed}:{run.pk}:{created}:{run.status}:{stamp['n']}:{last}"
 
 
 def analysis_data(run: Run, study: Study) -> dict:

@@ -33,6 +33,43 @@ def test_report_page_shows_tables_figures_tests_and_published_values(
     assert "the paper&#x27;s measure" in body and "This project:" in body
     assert "Correctness under the strict rule" in body
     assert "/static/vendor/plotly/plotly.min.js" in body and "cdn" not in body.lower()
+    # Each headline carries its n and interval beside it, not only further down.
+    headline = headline_table(body)
+    assert "n = 38, 95% CI [" in headline and "(BCa bootstrap over cells)" in headline
+    assert "(noncentral t)" in headline and "lies inside" in headline or "lies outside" in headline
+    assert "not enough evidence" not in headline.split("Cohen&#x27;s d_z")[1].split("</tr>")[0]
+
+
+def headline_table(body: str) -> str:
+    return body.split("<h2>Headline figures</h2>")[1].split("<h2>")[0]
+
+
+def test_a_six_cell_report_says_not_enough_evidence_beside_the_papers_values(
+    client, researcher, office_suite, sim_models
+):
+    run = launch_run(
+        suite=office_suite,
+        models=sim_models,
+        repetitions=3,
+        tasks=list(office_suite.tasks.all()[:3]),
+        enqueue=False,
+    )
+    execute_inline(run)
+    client.force_login(researcher)
+    stats = client.get(reverse("report_statistics_json", args=[run.pk])).json()
+    assert stats["n_cells"] == 6  # 3 tasks x 2 models
+    headline = headline_table(client.get(reverse("run_report", args=[run.pk])).content.decode())
+    d_z_row = headline.split("Cohen&#x27;s d_z")[1].split("</tr>")[0]
+    assert "<i>not enough evidence</i>" in d_z_row and "(n = 6; 10 needed)" in d_z_row
+    assert "0.75" in d_z_row and "not enough evidence here" in d_z_row  # the paper's, alone
+    d_z = stats["paper"]["tss_vs_ac_paired"]["cohens_d_z"]  # computed, but not a headline
+    assert f"{d_z:.3f}" not in d_z_row
+    assert "Minimum: the paper&#x27;s d_z of 0.75 needs 10 pairs" in d_z_row
+    below = [row for row in headline.split("<tr") if "<i>not enough evidence</i>" in row]
+    assert len(below) > 1  # the correlations and F tests need 10 cells too
+    for row in below:
+        for words in ("lies inside", "lies outside", "matches", "reproduces", "consistent with"):
+            assert words not in row.lower()
 
 
 def test_report_downloads(client, researcher, finished_run):
