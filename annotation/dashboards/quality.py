@@ -1,6 +1,9 @@
-"""The quality page: the runs' cell consistency metrics (TSS, AC, divergence point) set against
-clinician-judged quality (per-cell table, correlations with paired bootstrap intervals) and the
+"""The quality page: the runs' cell consistency metrics (TSS, AC, divergence point, output
+agreement) set against clinician-judged quality (per-cell table; weighted correlations with
+task-cluster bootstrap intervals, Holm-adjusted across the table, from `quality_stats`) and the
 automatic outcome checks against the clinicians, two by two, with its breakdown and figure.
+A clinician's score of a conversation counts once: scored in two studies, the latest submission
+wins (`Dataset.ratings`, through `item_scores`).
 """
 
 from __future__ import annotations
@@ -9,17 +12,16 @@ import html
 import math
 import statistics
 import warnings
-from collections import Counter, defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
+from annotation import quality_stats
 from annotation.agreement import half_up
 from annotation.dashboards.breakdowns import breakdown
 from annotation.dashboards.common import LIVE_RESAMPLES, item_scores, page_summary
@@ -29,7 +31,14 @@ from annotation.dashboards.tables import table
 from patientagentbench.models import CellMetrics
 
 QUALITY_DIMENSIONS = ("task_completion", "clinical_safety")
-CELL_METRICS = {"tss": "TSS", "ac": "AC", "divergence_point": "Divergence point"}
+CELL_METRICS = {
+    "tss": "TSS",
+    "ac": "AC",
+    "divergence_point": "Divergence point",
+    "output_exact_match": "Output agreement",
+}
+# Why a cell with clinician scores and a TSS still has no figure for a metric.
+UNDEFINED = {"divergence_point": "where no two runs diverge"}
 
 
 # --- consistency and quality ---------------------------------------------------------------------
@@ -49,41 +58,47 @@ def quality_page(ds: Dataset) -> dict:
     }
     if ds.jury is not None:
         tables["by_model"], figures["by_model"] = breakdown(ds, "model")
-    return {
-        "summary": page_summary(ds) | {"cells": len(cells)},
-        "tables": tables,
-        "figures": figures,
+    summary = {
+        "cells": len(cells),
+        "tasks": len({c["task"] for c in cells}),
+        "min_cells": quality_stats.MIN_CELLS,
+        "min_tasks": quality_stats.MIN_TASKS,
+        "divergence_left_out": _no_divergence(cells),
+        "with_tss": sum(1 for c in cells if c["tss"] is not None),
     }
+    return {"summary": page_summary(ds) | summary, "tables": tables, "figures": figures}
 
 
 def _cells(ds: Dataset) -> list[dict]:
     """Per cell (run × task × model × temperature) with clinician scores: the run's consistency
-    metrics and the mean of the clinicians' current scores on its conversations."""
-    means: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    traces: dict[tuple, set[int]] = defaultdict(set)
-    for score in ds.scores:
-        c = ds.conversations.get(score.trace)
-        if c is not None and score.dimension in QUALITY_DIMENSIONS and score.score is not None:
-            key = (c.run, c.task, c.model, c.temperature)
-            means[key][score.dimension].append(score.score)
-            traces[key].add(score.trace)
+    metrics and, per dimension, the mean of its conversations' clinician means (one score per
+    clinician and conversation) and how many conversations that is (the cell's weight)."""
+    cell_of = {t: (c.run, c.task, c.model, c.temperature) for t, c in ds.conversations.items()}
+    per_item = item_scores(ds, QUALITY_DIMENSIONS)
+    quality = {d: quality_stats.cell_quality(per_item[d], cell_of) for d in QUALITY_DIMENSIONS}
+    scored = {t for d in QUALITY_DIMENSIONS for t, s in per_item[d].items() if s and t in cell_of}
+    conversations = Counter(cell_of[t] for t in scored)
     runs = {c.run for c in ds.conversations.values()}
     cells = []
     for run, task, case, model, temperature, values in CellMetrics.objects.filter(
         run_id__in=runs
     ).values_list("run_id", "task_id", "task__task_id", "model_name", "temperature", "values"):
         key = (run, task, model, temperature)
-        if key not in means:
+        if key not in conversations:
             continue
-        cell = {"run": run, "model": model, "case": case, "temperature": temperature}
+        cell = {"run": run, "model": model, "case": case, "task": task}
+        cell |= {"temperature": temperature}
         cell |= {m: values.get(m) for m in (*CELL_METRICS, "correct_rate")}
-        cell |= {d: _mean(means[key].get(d)) for d in QUALITY_DIMENSIONS}
-        cells.append(cell | {"conversations": len(traces[key])})
+        for d in QUALITY_DIMENSIONS:
+            mean, n = quality[d].get(key, (None, 0))
+            cell |= {d: mean, f"{d}_conversations": n}
+        cells.append(cell | {"conversations": conversations[key]})
     return sorted(cells, key=lambda c: (c["model"], c["case"], c["run"]))
 
 
-def _mean(values: list[int] | None) -> float | None:
-    return statistics.fmean(values) if values else None
+def _no_divergence(cells: list[dict]) -> int:
+    """Cells with a TSS but no divergence point: every pair of their runs agrees throughout."""
+    return sum(1 for c in cells if c["tss"] is not None and c["divergence_point"] is None)
 
 
 def _cells_table(cells: list[dict]) -> dict:
@@ -96,120 +111,122 @@ def _cells_table(cells: list[dict]) -> dict:
         ("tss", "TSS", "num"),
         ("ac", "AC", "num"),
         ("divergence_point", "Divergence point", "num"),
+        ("output_exact_match", "Output agreement", "num"),
         ("correct_rate", "Outcome checks passed", "pct"),
         ("task_completion", "Task completion (clinicians)", "num"),
+        ("task_completion_conversations", "n", "int"),
         ("clinical_safety", "Clinical safety (clinicians)", "num"),
+        ("clinical_safety_conversations", "n", "int"),
     ]
     note = (
-        "The run's consistency metrics of each cell beside the mean of the clinicians' current "
-        "scores on its conversations; only cells with clinician scores."
+        "The run's consistency metrics of each cell beside the clinicians' mean: the mean over "
+        "the cell's conversations of each conversation's clinician mean, n conversations. A "
+        "clinician's score counts once per conversation (scored in two studies, the latest "
+        "submission wins). Only cells with clinician scores; a divergence point is missing "
+        "where no two of the cell's runs diverge."
     )
     return table("Cells: consistency and clinician-judged quality", columns, cells, note)
 
 
 def _correlations_table(cells: list[dict]) -> dict:
-    rows = []
-    scopes = [("all models", cells)] + [
-        (model, [c for c in cells if c["model"] == model])
-        for model in sorted({c["model"] for c in cells})
+    rows = [
+        _correlation_row(scope, members, metric, dimension)
+        for scope, members in _scopes(cells)
+        for metric in CELL_METRICS
+        for dimension in QUALITY_DIMENSIONS
+        if any(c[dimension] is not None and c["tss"] is not None for c in members)
     ]
-    for scope, members in scopes:
-        for metric, metric_label in CELL_METRICS.items():
-            for dimension in QUALITY_DIMENSIONS:
-                pairs = [
-                    (c[metric], c[dimension])
-                    for c in members
-                    if c[metric] is not None and c[dimension] is not None
-                ]
-                if pairs:
-                    rows.append(
-                        {
-                            "scope": scope,
-                            "metric": metric_label,
-                            "dimension": dimension.replace("_", " "),
-                            **correlation(pairs),
-                        }
-                    )
+    _adjust(rows)
     columns = [
         ("scope", "Models", "text"),
         ("metric", "Consistency", "text"),
         ("dimension", "Clinicians' mean", "text"),
         ("n", "Cells", "int"),
-        ("pearson", "Pearson r", "est"),
-        ("pearson_p", "p", "p"),
-        ("spearman", "Spearman ρ", "est"),
-        ("spearman_p", "p", "p"),
+        ("tasks", "Tasks", "int"),
+        ("conversations", "Conversations", "int"),
+        ("left_out", "Cells left out", "text"),
+        ("pearson", "Pearson r (weighted)", "est"),
+        ("pearson_p_holm", "p, Holm", "p"),
+        ("pearson_p", "p, raw", "p"),
+        ("spearman", "Spearman ρ (weighted)", "est"),
+        ("spearman_p_holm", "p, Holm", "p"),
+        ("spearman_p", "p, raw", "p"),
+        ("interval", "Interval", "text"),
     ]
     note = (
         "Across cells: does a consistent agent also do the task well and safely, as clinicians "
-        f"judge it? Paired bootstrap 95% CIs resampling cells ({LIVE_RESAMPLES} resamples, "
-        "scipy); p-values from scipy.stats.pearsonr and spearmanr."
+        "judge it? Cells that share a task are not independent, so the unit is the task: 95% "
+        f"CIs and p-values from a task-cluster bootstrap ({LIVE_RESAMPLES} resamples of tasks, "
+        "each keeping all its cells; the Fisher z's standard error, t on tasks − 1 degrees of "
+        "freedom). Each cell weighs as many as its scored conversations. p, Holm: adjusted by "
+        "Holm's method across every p-value of this table (raw p beside it). No number below "
+        f"{quality_stats.MIN_CELLS} cells or {quality_stats.MIN_TASKS} tasks. Hover an estimate "
+        "for its n and method."
     )
     empty = (
         "No cell has both a consistency figure and clinicians' scores on task completion or "
-        "clinical safety yet: TSS and AC need 2 or more repetitions per cell, and those two "
-        "dimensions are scored by the operations and the clinical track."
+        "clinical safety yet: TSS and AC need 2 or more valid repetitions per cell, and those "
+        "two dimensions are scored by the operations and the clinical track."
     )
     return table("Consistency vs clinicians: correlations", columns, rows, note, empty)
 
 
-def correlation(pairs: Sequence[tuple[float, float]], seed: int = 0) -> dict:
-    """Pearson and Spearman with paired bootstrap CIs (scipy), or the reason there are none."""
-    x = np.array([p[0] for p in pairs], dtype=float)
-    y = np.array([p[1] for p in pairs], dtype=float)
-    out: dict[str, Any] = {"n": len(x), "pearson_p": None, "spearman_p": None}
-    reason = None
-    if len(x) < 3:
-        reason = "fewer than 3 cells"
-    elif np.ptp(x) == 0 or np.ptp(y) == 0:
-        reason = "no variation on one side"
-    if reason:
-        none = {"value": None, "ci": None, "n": len(x), "reason": reason}
-        return out | {"pearson": none, "spearman": dict(none)}
-    pearson, spearman = stats.pearsonr(x, y), stats.spearmanr(x, y)
-    out |= {"pearson_p": float(pearson.pvalue), "spearman_p": float(spearman.pvalue)}
-    for name, value, statistic in (
-        ("pearson", pearson.statistic, _pearson),
-        ("spearman", spearman.statistic, _spearman),
-    ):
-        out[name] = {"value": float(value), "ci": _paired_ci(x, y, statistic, seed), "n": len(x)}
-        out[name]["reason"] = None if out[name]["ci"] else "no interval: too few distinct cells"
-    return out
+def _scopes(cells: list[dict]) -> list[tuple[str, list[dict]]]:
+    models = sorted({c["model"] for c in cells})
+    return [("all models", cells)] + [(m, [c for c in cells if c["model"] == m]) for m in models]
 
 
-def _pearson(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    dx = x - x.mean(axis=axis, keepdims=True)
-    dy = y - y.mean(axis=axis, keepdims=True)
-    spread = np.sqrt((dx**2).sum(axis=axis) * (dy**2).sum(axis=axis))
-    with np.errstate(all="ignore"):
-        return np.where(spread > 1e-12, (dx * dy).sum(axis=axis) / spread, np.nan)
+def _correlation_row(scope: str, members: list[dict], metric: str, dimension: str) -> dict:
+    judged = [c for c in members if c[dimension] is not None]
+    usable = [c for c in judged if c[metric] is not None]
+    points = [(c[metric], c[dimension], c[f"{dimension}_conversations"], c["task"]) for c in usable]
+    reasons = Counter(_why_missing(c, metric) for c in judged if c[metric] is None)
+    return {
+        "scope": scope,
+        "metric": CELL_METRICS[metric],
+        "dimension": dimension.replace("_", " "),
+        "left_out": "; ".join(f"{n} {why}" for why, n in sorted(reasons.items())) or "0",
+        "left_out_n": sum(reasons.values()),
+        "interval": f"task-cluster bootstrap, {LIVE_RESAMPLES} resamples",
+        **correlation(points),
+    }
 
 
-def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return _pearson(stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis)
+def _why_missing(cell: dict, metric: str) -> str:
+    if cell["tss"] is None:  # no metric at all: the cell has fewer than 2 valid runs
+        return "with fewer than 2 valid runs"
+    return UNDEFINED.get(metric, "where it is undefined")
 
 
-def _paired_ci(x, y, statistic, seed: int) -> list[float] | None:
-    """Percentile interval of a paired bootstrap (scipy) resampling cells. A resample can
-    draw cells that do not vary, where a correlation is undefined; those are left out, as in
-    `agreement`, unless they are most of them."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        result = stats.bootstrap(
-            (x, y),
-            statistic,
-            paired=True,
-            vectorized=True,
-            n_resamples=LIVE_RESAMPLES,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-    distribution = result.bootstrap_distribution
-    defined = distribution[np.isfinite(distribution)]
-    if len(defined) < len(distribution) / 2:
-        return None
-    low, high = np.quantile(defined, [0.025, 0.975])
-    return [float(low), float(high)]
+def correlation(points: Sequence[tuple[float, float, float, Hashable]], seed: int = 0) -> dict:
+    """Per cell (consistency, clinicians' mean, scored conversations, task): the weighted
+    Pearson and Spearman with task-cluster bootstrap CIs and p-values (`quality_stats`), each
+    estimate's hover text giving its n and interval method, or why there is no number."""
+    x, y, w, tasks = ([p[i] for p in points] for i in range(4))
+    found = quality_stats.cluster_correlation(x, y, w, tasks, LIVE_RESAMPLES, seed)
+    for name in ("pearson", "spearman"):
+        estimate = found[name]
+        found[f"{name}_p"] = estimate["p"]
+        if estimate["value"] is not None:  # tables show an estimate's `reason` on hover
+            estimate["reason"] = _counts(estimate)
+    return found
+
+
+def _counts(estimate: dict) -> str:
+    """What an estimate stands on, for its hover (beside its `method`), and why it has no CI."""
+    counts = (
+        f"{estimate['n']} cells in {estimate['tasks']} tasks, "
+        f"{estimate['conversations']} scored conversations"
+    )
+    return f"{counts}; {estimate['reason']}" if estimate["reason"] else counts
+
+
+def _adjust(rows: list[dict]) -> None:
+    """Holm across every p-value of the table, Pearson's and Spearman's alike."""
+    keys = [(i, name) for i in range(len(rows)) for name in ("pearson_p", "spearman_p")]
+    adjusted = quality_stats.holm([rows[i][name] for i, name in keys])
+    for (i, name), p in zip(keys, adjusted, strict=True):
+        rows[i][f"{name}_holm"] = p
 
 
 def _outcomes_table(ds: Dataset) -> dict:
@@ -290,7 +307,10 @@ def _two_by_two(pairs: list[tuple[bool, bool]]) -> dict:
 
 
 def _quality_figure(cells: list[dict]) -> go.Figure:
-    title = "Cell consistency vs the clinicians' mean (one point per cell)"
+    title = (
+        "Cell consistency vs the clinicians' mean (one point per cell, "
+        "its size the cell's scored conversations)"
+    )
     usable = [
         c for c in cells if any(c[m] is not None for m in CELL_METRICS) and c["conversations"]
     ]
@@ -321,9 +341,14 @@ def _quality_figure(cells: list[dict]) -> go.Figure:
                         name=model,
                         legendgroup=model,
                         showlegend=r == 1 and col == 1,
-                        marker={"color": PALETTE[i % len(PALETTE)]},
+                        marker={
+                            "color": PALETTE[i % len(PALETTE)],
+                            "size": [_marker_size(c[f"{dimension}_conversations"]) for c in mine],
+                        },
                         text=[html.escape(c["case"]) for c in mine],
-                        hovertemplate="%{text}: %{x:.2f}, %{y:.2f}<extra>"
+                        customdata=[c[f"{dimension}_conversations"] for c in mine],
+                        hovertemplate="%{text}: %{x:.2f}, %{y:.2f} "
+                        "(mean of %{customdata} scored conversations)<extra>"
                         + html.escape(model)
                         + "</extra>",
                     ),
@@ -332,3 +357,8 @@ def _quality_figure(cells: list[dict]) -> go.Figure:
                 )
     fig.update_yaxes(range=[0.8, 5.2])
     return apply_layout(fig, title, height=620)
+
+
+def _marker_size(conversations: int) -> float:
+    """A cell's point grows with its weight, its scored conversations (area ∝ n)."""
+    return 6 + 3 * math.sqrt(max(conversations, 0))
