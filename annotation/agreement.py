@@ -12,10 +12,17 @@ figure would mean calling the libraries millions of times, so each figure is als
 a vectorised function of per-item sums (a pair table, a coincidence matrix, category counts);
 the tests hold it equal to the library on the full data.
 
-Rounding, stated once: where the jury is compared with the clinicians' mean (modes 2–4),
-exact and adjacent agreement and kappa compare with the mean rounded HALF UP (2.5 → 3,
-3.5 → 4; Python's `round` would send 2.5 to 2). MAE, bias, Pearson and Spearman use the
-unrounded mean.
+Rounding, stated once: a mean that falls between scores — the clinicians' mean per item
+(modes 2–4), a panel's mean from several judges — meets whole scores in exact and adjacent
+agreement and kappa by the tie rule (`ratings.ties`: half up by default, half down, or half
+credit to each neighbour), which every result names. MAE, bias, Pearson and Spearman use the
+mean itself, never rounded.
+
+The verdict — is the jury inside the human envelope? — is `annotation.envelope`'s: adjacent
+agreement and mean pairwise Cohen QWK, the same estimator on both sides, in a two-way
+bootstrap of 10,000 resamples. The clinicians' kappa beside the jury's anywhere is that same
+mean of pairwise Cohen kappas (pooling both orders of every clinician pair would give a
+Scott-type chance term that runs lower when clinicians differ in leniency).
 
 Not applicable, unparseable and error ratings are never numbers: they are left out and
 counted per rater kind and reason. A figure that cannot be computed (no pairs, no variation)
@@ -37,8 +44,27 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
+# The verdict's words and settings, re-exported: the pages and the command name them here.
+from annotation.envelope import ABOVE as ABOVE
+from annotation.envelope import BELOW as BELOW
+from annotation.envelope import INCONCLUSIVE as INCONCLUSIVE
+from annotation.envelope import INSIDE as INSIDE
+from annotation.envelope import (
+    MIN_ITEMS,
+    RATER_MODES,
+    RESAMPLED,
+    VERDICT_RESAMPLES,
+    Envelope,
+    clinician_kappa,
+)
+from annotation.envelope import NOT_ENOUGH as NOT_ENOUGH
+from annotation.envelope import VERDICTS as VERDICTS
+from annotation.envelope import envelope as envelope_verdict
 from ratings.alpha import alpha_undefined, no_variation
 from ratings.scale import PASS_THRESHOLD, SCORES
+from ratings.ties import DEFAULT_TIE_RULE, HALF_DOWN, HALF_UP, check_rule, score_shares
+from ratings.ties import TIE_RULES as TIE_RULES
+from ratings.ties import half_up as half_up
 
 OK = "ok"
 NOT_APPLICABLE = "not_applicable"
@@ -58,15 +84,12 @@ MODES: dict[str, float | None] = {
     "mean_within_2": 2,  # the same, more than 2 from it left out
 }
 FIGURES = ("adjacent", "exact", "weighted_kappa", "pearson", "spearman", "mae", "bias")
-ALPHA_LEVELS = ("ordinal", "nominal", "interval", "nominal_scores")
+ALPHA_LEVELS = ("ordinal", "pass_fail", "interval", "nominal")
 
-INSIDE = "inside the human envelope"
-OUTSIDE = "outside the human envelope"
-INCONCLUSIVE = "inconclusive"
-NOT_COMPUTABLE = "not computable"
 
 _VALUES = np.array(SCORES, dtype=float)
 _QUADRATIC = (_VALUES[:, None] - _VALUES[None, :]) ** 2
+_NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)  # adjacent scores
 _PASS = np.array([[s < PASS_THRESHOLD, s >= PASS_THRESHOLD] for s in SCORES], dtype=float)
 _AT_OR_ABOVE_DIAGONAL = np.triu(np.ones((len(SCORES), len(SCORES)), dtype=bool))
 _NOT_ASKED = "no resamples asked for"
@@ -81,17 +104,11 @@ class Rating:
     item: str
     rater: str
     dimension: str
-    score: int | None  # None = not applicable (or no usable answer: see status)
+    # A whole score from a clinician; a jury's may be a panel's mean (2.5): it is compared with
+    # whole scores by the tie rule and used as it is for MAE, bias and correlations.
+    score: float | None  # None = not applicable (or no usable answer: see status)
     status: str = OK  # ok, not_applicable, unparseable, error
     kind: str = CLINICIAN  # clinician or jury
-
-
-def half_up(value: float) -> int:
-    """The nearest integer, halves up: 2.5 → 3, 3.5 → 4 (never to the even neighbour).
-
-    A mean of integer scores is a half only when it is exactly k + 0.5, which a float holds
-    exactly, so adding 0.5 and flooring has no representation error to trip on."""
-    return int(math.floor(value + 0.5))
 
 
 # --- results -------------------------------------------------------------------------------------
@@ -113,7 +130,14 @@ class Estimate:
         return [self.ci_low, self.ci_high]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "ci": self.ci, "n": self.n, "reason": self.reason}
+        return {
+            "value": self.value,
+            "ci": self.ci,
+            "n": self.n,
+            "n_items": self.n,
+            "method": self.method,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -145,43 +169,19 @@ class PairwiseStats:
 @dataclass(frozen=True)
 class Alphas:
     """Krippendorff's alpha of one set of raters: ordinal on the 1–5 scores, nominal on
-    pass/fail (score ≥ 3), and for comparison interval and nominal on the five scores."""
+    pass/fail (score ≥ the pass mark: `pass_fail`), and for comparison interval and nominal
+    (`nominal`, the published worked example's 0.743) on the five scores."""
 
     n_items: int  # items with two or more ratings (alpha's pairable units)
     n_raters: int
     ordinal: Estimate
-    nominal: Estimate
+    pass_fail: Estimate
     interval: Estimate
-    nominal_scores: Estimate
+    nominal: Estimate
 
     def as_dict(self) -> dict[str, Any]:
         levels = {level: getattr(self, level).as_dict() for level in ALPHA_LEVELS}
         return {"n_items": self.n_items, "n_raters": self.n_raters, **levels}
-
-
-@dataclass(frozen=True)
-class Envelope:
-    """Is the jury inside the human envelope? On the items with a jury score and two or more
-    clinicians: the jury–clinician adjacent agreement, the clinician–clinician one, and their
-    difference with a paired bootstrap interval (both resampled with the same items). Inside
-    when that interval lies within ±margin; outside when it lies wholly beyond it."""
-
-    n_items: int
-    jury_adjacent: Estimate
-    clinician_adjacent: Estimate
-    difference: Estimate
-    margin: float
-    verdict: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "n_items": self.n_items,
-            "jury_adjacent": self.jury_adjacent.as_dict(),
-            "clinician_adjacent": self.clinician_adjacent.as_dict(),
-            "difference": self.difference.as_dict(),
-            "margin": self.margin,
-            "verdict": self.verdict,
-        }
 
 
 @dataclass(frozen=True)
@@ -198,32 +198,65 @@ class DimensionAgreement:
     alpha_with_jury: Alphas | None
     modes: dict[str, PairwiseStats] = field(default_factory=dict)  # jury vs clinicians
     envelope: Envelope | None = None
+    tie_rule: str = DEFAULT_TIE_RULE
 
     def summary(self) -> dict[str, Any]:
         """The `agreement` command's JSON for this dimension: each figure's value under its
-        name and its interval as `<name>_ci: [low, high]`."""
-        figures = {
+        name, its interval as `<name>_ci: [low, high]`, the items it stands on as
+        `<name>_n_items` and how the interval was found as `<name>_method`. Figures named
+        `envelope_…` stand on the envelope's items (a jury score and 2 or more clinicians);
+        `every_pair_…` on every item with a jury score and a clinician."""
+        figures: dict[str, Any] = {
             "krippendorff_alpha_ordinal": self.alpha.ordinal,
-            "krippendorff_alpha_nominal": self.alpha.nominal,
+            "krippendorff_alpha_pass_fail": self.alpha.pass_fail,
             "krippendorff_alpha_interval": self.alpha.interval,
-            "krippendorff_alpha_nominal_scores": self.alpha.nominal_scores,
+            "krippendorff_alpha_nominal": self.alpha.nominal,
             "fleiss_kappa": self.fleiss_kappa,
+            "clinician_weighted_kappa": self.clinicians.weighted_kappa,
         }
         if self.envelope is not None:
-            every = self.modes["every_pair"]
+            every, env = self.modes["every_pair"], self.envelope
             figures |= {
-                "jury_adjacent_agreement": self.envelope.jury_adjacent,
-                "clinician_adjacent_agreement": self.envelope.clinician_adjacent,
-                "adjacent_agreement_difference": self.envelope.difference,
-                "jury_exact_agreement": every.exact,
-                "weighted_kappa": every.weighted_kappa,
+                "envelope_jury_adjacent_agreement": env.jury_adjacent,
+                "envelope_clinician_adjacent_agreement": env.clinician_adjacent,
+                "envelope_adjacent_agreement_difference": env.adjacent_difference,
+                "envelope_jury_kappa": env.jury_kappa,
+                "envelope_clinician_kappa": env.clinician_kappa,
+                "envelope_kappa_difference": env.kappa_difference,
+                "every_pair_exact_agreement": every.exact,
+                "every_pair_adjacent_agreement": every.adjacent,
+                "every_pair_weighted_kappa": every.weighted_kappa,
+                "every_pair_mae": every.mae,
+                "every_pair_bias": every.bias,
             }
         out: dict[str, Any] = {"n_items": self.n_items, "n_raters": self.n_raters}
-        for name, estimate in figures.items():
-            out |= {name: estimate.value, f"{name}_ci": estimate.ci}
+        for name, figure in figures.items():
+            out |= {
+                name: figure.value,
+                f"{name}_ci": figure.ci,
+                f"{name}_n_items": figure.as_dict()["n_items"],
+                f"{name}_method": figure.method,
+            }
+        out["fleiss_kappa_items"] = self.fleiss_items()
         if self.envelope is not None:
-            out |= {"margin": self.envelope.margin, "verdict": self.envelope.verdict}
-        return out | {"excluded": self.excluded}
+            env = self.envelope
+            out |= {
+                "margin": env.margin,
+                "min_items": env.min_items,
+                "verdict": env.verdict,
+                "verdict_reason": env.reason,
+                "at_the_margin": env.at_the_margin,
+                "verdict_resamples": env.n_resamples,
+                "clinicians_resampled": env.raters == RESAMPLED,
+            }
+        return out | {"tie_rule": self.tie_rule, "excluded": self.excluded}
+
+    def fleiss_items(self) -> str:
+        """Which items Fleiss' kappa used: it needs the same number of ratings per item."""
+        if self.fleiss_raters_per_item is None:
+            return "none: no item was scored by 2 or more clinicians"
+        k, used = self.fleiss_raters_per_item, self.fleiss_kappa.n
+        return f"the {used} items scored by exactly {k} clinicians (the most common number)"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -235,10 +268,12 @@ class DimensionAgreement:
             "clinicians": self.clinicians.as_dict(),
             "fleiss_kappa": self.fleiss_kappa.as_dict(),
             "fleiss_raters_per_item": self.fleiss_raters_per_item,
+            "fleiss_items": self.fleiss_items(),
             "alpha": self.alpha.as_dict(),
             "alpha_with_jury": self.alpha_with_jury and self.alpha_with_jury.as_dict(),
             "modes": {mode: stats_.as_dict() for mode, stats_ in self.modes.items()},
             "envelope": self.envelope and self.envelope.as_dict(),
+            "tie_rule": self.tie_rule,
         }
 
 
@@ -247,6 +282,10 @@ class _Options:
     seed: int = 0
     n_resamples: int = RESAMPLES
     level: float = LEVEL
+    tie_rule: str = DEFAULT_TIE_RULE
+    raters: str = RESAMPLED  # the envelope's bootstrap: clinicians resampled too, or fixed
+    verdict_resamples: int = VERDICT_RESAMPLES
+    min_items: int = MIN_ITEMS
 
 
 # --- the public entry points ---------------------------------------------------------------------
@@ -259,10 +298,21 @@ def agreement(
     seed: int = 0,
     n_resamples: int = RESAMPLES,
     level: float = LEVEL,
+    tie_rule: str = DEFAULT_TIE_RULE,
+    raters: str = RESAMPLED,
+    verdict_resamples: int = VERDICT_RESAMPLES,
+    min_items: int = MIN_ITEMS,
 ) -> dict[str, DimensionAgreement]:
     """Every figure, per dimension (in order of first appearance). `n_resamples=0` gives the
-    point estimates without intervals, which is fast."""
-    options = _Options(seed, n_resamples, level)
+    point estimates without intervals, which is fast (the verdict still resamples:
+    `verdict_resamples`, 10,000 unless told). `raters`: the envelope's bootstrap resamples
+    clinicians too (`resampled`) or keeps these clinicians (`fixed`)."""
+    check_rule(tie_rule)
+    if raters not in RATER_MODES:
+        raise ValueError(f"raters must be one of {', '.join(RATER_MODES)}, got {raters!r}")
+    if n_resamples <= 0:  # point figures only: the verdict too goes without intervals
+        verdict_resamples = 0
+    options = _Options(seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items)
     by_dimension = split_by_dimension(ratings)
     return {d: _dimension(d, s, margin, options) for d, s in by_dimension.items()}
 
@@ -311,17 +361,6 @@ def clinician_matrix(
     return matrix
 
 
-def verdict(difference: Estimate, margin: float) -> str:
-    """The equivalence verdict from the interval of (jury − clinician) adjacent agreement."""
-    if difference.ci_low is None or difference.ci_high is None:
-        return NOT_COMPUTABLE
-    if -margin <= difference.ci_low and difference.ci_high <= margin:
-        return INSIDE
-    if difference.ci_high < -margin or difference.ci_low > margin:
-        return OUTSIDE
-    return INCONCLUSIVE
-
-
 # --- splitting ratings ---------------------------------------------------------------------------
 
 
@@ -362,7 +401,10 @@ def _check_rating(rating: Rating) -> None:
     if rating.status not in STATUSES:
         raise ValueError(f"unknown status {rating.status!r}; one of {', '.join(STATUSES)}")
     if rating.status == OK:
-        _checked(rating.score)
+        if rating.kind == JURY:
+            _checked_mean(rating.score)
+        else:
+            _checked(rating.score)
 
 
 def _check_once(rating: Rating, seen: set, jury_raters: dict) -> None:
@@ -388,6 +430,15 @@ def _excluded_reason(rating: Rating) -> str | None:
     return NOT_APPLICABLE if rating.score is None else None
 
 
+def _checked_mean(score: Any) -> float:
+    """A jury's score: a whole score, or a panel's mean of whole scores, within the scale."""
+    if isinstance(score, bool) or not isinstance(score, int | float | np.integer | np.floating):
+        raise ValueError(f"a jury score must be a number from 1 to 5, got {score!r}")
+    if not (SCORES[0] <= score <= SCORES[-1]) or not math.isfinite(score):
+        raise ValueError(f"a jury score must be a number from 1 to 5, got {score!r}")
+    return float(score)
+
+
 def _checked(score: Any) -> int | None:
     # bool is an int and 3.0 == 3; neither is a rubric score.
     if score is None:
@@ -409,20 +460,56 @@ def _dimension(name: str, scores: Scores, margin: float, options: _Options) -> D
         n_raters=len({r for by_rater in scores.clinicians.values() for r in by_rater}),
         has_jury=has_jury,
         excluded={kind: dict(sorted(c.items())) for kind, c in sorted(scores.excluded.items())},
-        clinicians=_pairwise_stats(_clinician_pairs(scores.clinicians), options, symmetric=True),
+        clinicians=_clinician_stats(scores.clinicians, options),
         fleiss_kappa=fleiss,
         fleiss_raters_per_item=per_item,
         alpha=_alphas(scores.clinicians, options),
-        alpha_with_jury=_alphas(_with_jury(scores), options) if has_jury else None,
+        alpha_with_jury=_alphas(_with_jury(scores, options.tie_rule), options)
+        if has_jury
+        else None,
         modes={m: _mode(scores, m, options) for m in MODES} if has_jury else {},
         envelope=_envelope(scores, margin, options) if has_jury else None,
+        tie_rule=options.tie_rule,
     )
 
 
-def _with_jury(scores: Scores) -> dict[str, dict[str, int]]:
+def _envelope(scores: Scores, margin: float, options: _Options) -> Envelope:
+    return envelope_verdict(
+        scores.clinicians,
+        scores.jury,
+        margin=margin,
+        min_items=options.min_items,
+        n_resamples=options.verdict_resamples,
+        level=options.level,
+        seed=options.seed,
+        raters=options.raters,
+        tie_rule=options.tie_rule,
+    )
+
+
+def _clinician_stats(clinicians: dict[str, dict[str, int]], options: _Options) -> PairwiseStats:
+    """Every clinician pair, both orders pooled, with the kappa the jury's is set beside: the
+    mean of pairwise Cohen kappas (`envelope.clinician_kappa`), not the pooled table's."""
+    pooled = _pairwise_stats(_clinician_pairs(clinicians), options, symmetric=True)
+    kappa = clinician_kappa(
+        clinicians, n_resamples=options.n_resamples, level=options.level,
+        seed=options.seed, raters=options.raters,
+    )  # fmt: skip
+    reason = kappa.reason if kappa.value is None or kappa.ci is None else None
+    if options.n_resamples <= 0:
+        reason = None if kappa.value is not None else kappa.reason
+    estimate = Estimate(kappa.value, kappa.low, kappa.high, kappa.n_items, reason, kappa.method)
+    return replace(pooled, weighted_kappa=estimate)
+
+
+def _with_jury(scores: Scores, tie_rule: str) -> dict[str, dict[str, int]]:
+    """The clinicians and the jury as one more rater. Alpha takes whole scores: a panel's
+    mean goes to one by the tie rule (half credit cannot split a rating: halves go up)."""
+    rule = HALF_DOWN if tie_rule == HALF_DOWN else HALF_UP
     rows = {item: dict(by_rater) for item, by_rater in scores.clinicians.items()}
     for item, score in scores.jury.items():
-        rows.setdefault(item, {})[_JURY_KEY] = score
+        whole = int(np.argmax(score_shares(np.array([score]), rule)[0])) + SCORES[0]
+        rows.setdefault(item, {})[_JURY_KEY] = whole
     return rows
 
 
@@ -466,7 +553,7 @@ def _near_the_mean(scores: list[int], limit: float) -> list[int]:
 @dataclass(frozen=True)
 class _Pairs:
     item: np.ndarray  # each pair's item, coded 0 … n_items − 1
-    x: np.ndarray  # an integer score
+    x: np.ndarray  # a score: whole, or a jury panel's mean
     y: np.ndarray  # a score, or a clinicians' mean
     n_items: int
 
@@ -484,10 +571,14 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
     if n_pairs == 0:
         none = Estimate(None, reason="no item has scores on both sides")
         return PairwiseStats(0, 0, **dict.fromkeys(FIGURES, none))
-    points = _pair_points(pairs.x, pairs.y)
-    table, y_values = _pair_table(pairs)
+    table, x_values, y_values = _pair_table(pairs)
+    shares = (score_shares(x_values, options.tie_rule), score_shares(y_values, options.tie_rule))
+    points = _pair_points(pairs, table.sum(axis=0), shares)
     intervals = _intervals(
-        table, lambda sums: _pair_figures(sums, y_values), [v for v, _ in points], options
+        table,
+        lambda sums: _pair_figures(sums, x_values, y_values, shares),
+        [v for v, _ in points],
+        options,
     )
     figures = {
         name: _estimate(point, interval, pairs.n_items)
@@ -500,23 +591,28 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
     return PairwiseStats(pairs.n_items, n_pairs, **figures)
 
 
-def _pair_points(x: np.ndarray, y: np.ndarray) -> list[tuple[float | None, str | None]]:
-    """Each figure of the pairs from its library (the means are plain means)."""
-    rounded = np.floor(y + 0.5)  # half up, as `half_up`
+def _pair_points(
+    pairs: _Pairs, total: np.ndarray, shares: tuple[np.ndarray, np.ndarray]
+) -> list[tuple[float | None, str | None]]:
+    """Each figure of the pairs: kappa from statsmodels on the table of whole scores (means
+    sent to whole scores by the tie rule), the correlations from scipy on the values
+    themselves, the agreements and the means as plain means."""
+    x_shares, y_shares = shares
+    table = total.reshape(len(x_shares), len(y_shares))
+    exact = (table * (x_shares @ y_shares.T)).sum() / table.sum()
+    adjacent = (table * (x_shares @ _NEAR @ y_shares.T)).sum() / table.sum()
     return [
-        (float(np.mean(np.abs(x - rounded) <= 1)), None),
-        (float(np.mean(x == rounded)), None),
-        _library_kappa(x, rounded),
-        _library_correlation(stats.pearsonr, x, y),
-        _library_correlation(stats.spearmanr, x, y),
-        (float(np.mean(np.abs(x - y))), None),
-        (float(np.mean(x - y)), None),
+        (float(adjacent), None),
+        (float(exact), None),
+        _library_kappa(x_shares.T @ table @ y_shares),
+        _library_correlation(stats.pearsonr, pairs.x, pairs.y),
+        _library_correlation(stats.spearmanr, pairs.x, pairs.y),
+        (float(np.mean(np.abs(pairs.x - pairs.y))), None),
+        (float(np.mean(pairs.x - pairs.y)), None),
     ]
 
 
-def _library_kappa(x: np.ndarray, y: np.ndarray) -> tuple[float | None, str | None]:
-    table = np.zeros((5, 5))
-    np.add.at(table, (x.astype(int) - 1, y.astype(int) - 1), 1)
+def _library_kappa(table: np.ndarray) -> tuple[float | None, str | None]:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         value = cohens_kappa(table, wt="quadratic", return_results=False)
@@ -535,21 +631,27 @@ def _library_correlation(
     return float(test(x, y).statistic), None
 
 
-def _pair_table(pairs: _Pairs) -> tuple[np.ndarray, np.ndarray]:
-    """Per item, how many pairs fall in each (x, y) cell: every pair figure is a function of
-    this table summed over the items drawn, which is what makes the bootstrap fast."""
-    y_values = np.unique(pairs.y)
-    table = np.zeros((pairs.n_items, len(SCORES), len(y_values)))
-    cells = (pairs.item, pairs.x.astype(int) - 1, np.searchsorted(y_values, pairs.y))
+def _pair_table(pairs: _Pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item, how many pairs fall in each (x value, y value) cell: every pair figure is a
+    function of this table summed over the items drawn, which is what makes the bootstrap
+    fast."""
+    x_values, y_values = np.unique(pairs.x), np.unique(pairs.y)
+    table = np.zeros((pairs.n_items, len(x_values), len(y_values)))
+    cells = (pairs.item, np.searchsorted(x_values, pairs.x), np.searchsorted(y_values, pairs.y))
     np.add.at(table, cells, 1)
-    return table.reshape(pairs.n_items, -1), y_values
+    return table.reshape(pairs.n_items, -1), x_values, y_values
 
 
-def _pair_figures(sums: np.ndarray, y_values: np.ndarray) -> np.ndarray:
+def _pair_figures(
+    sums: np.ndarray,
+    x_values: np.ndarray,
+    y_values: np.ndarray,
+    shares: tuple[np.ndarray, np.ndarray],
+) -> np.ndarray:
     """FIGURES (last axis) of pair tables summed over items, vectorised over leading axes."""
-    table = sums.reshape(*sums.shape[:-1], len(SCORES), len(y_values))
-    x, y = _VALUES[:, None], y_values[None, :]
-    rounded = np.floor(y + 0.5)
+    x_shares, y_shares = shares
+    table = sums.reshape(*sums.shape[:-1], len(x_values), len(y_values))
+    x, y = x_values[:, None], y_values[None, :]
     n = table.sum(axis=(-2, -1))
     with np.errstate(all="ignore"):
 
@@ -558,11 +660,10 @@ def _pair_figures(sums: np.ndarray, y_values: np.ndarray) -> np.ndarray:
 
         ranks_x = _midranks(table.sum(axis=-1))[..., :, None]
         ranks_y = _midranks(table.sum(axis=-2))[..., None, :]
-        collapse = (_VALUES[None, :] == rounded.T).astype(float)  # y value → rounded score
         figures = [
-            mean(np.abs(x - rounded) <= 1),
-            mean(x == rounded),
-            _quadratic_kappa(table @ collapse),
+            mean(x_shares @ _NEAR @ y_shares.T),
+            mean(x_shares @ y_shares.T),
+            _quadratic_kappa(x_shares.T @ table @ y_shares),
             _weighted_correlation(table, x, y),
             _weighted_correlation(table, ranks_x, ranks_y),
             mean(np.abs(x - y)),
@@ -660,11 +761,9 @@ def _reliability_matrix(rows: dict[str, dict[str, int]], raters: list[str]) -> n
 
 def _library_alpha(matrix: np.ndarray, level: str) -> tuple[float | None, str | None]:
     data, domain, measure = matrix, list(SCORES), level
-    if level == "nominal":  # pass/fail
+    if level == "pass_fail":
         data = np.where(np.isnan(matrix), np.nan, matrix >= PASS_THRESHOLD)
-        domain = [0, 1]
-    elif level == "nominal_scores":
-        measure = "nominal"
+        domain, measure = [0, 1], "nominal"
     if len(set(data[~np.isnan(data)].tolist())) < 2:
         return None, no_variation()
     value = krippendorff.alpha(
@@ -729,36 +828,13 @@ def ordinal_distances(marginals: np.ndarray) -> np.ndarray:
     return np.where(_AT_OR_ABOVE_DIAGONAL, upper, np.swapaxes(upper, -1, -2))
 
 
-# --- the human envelope --------------------------------------------------------------------------
-
-
-def _envelope(scores: Scores, margin: float, options: _Options) -> Envelope:
-    rows = [
-        _envelope_counts(jury, [s for _, s in sorted(scores.clinicians[item].items())])
-        for item, jury in sorted(scores.jury.items())
-        if len(scores.clinicians.get(item, {})) >= 2
-    ]
-    if not rows:
-        none = Estimate(None, reason="no item has a jury score and 2 or more clinicians")
-        return Envelope(0, none, none, none, margin, NOT_COMPUTABLE)
-    per_item = np.array(rows, dtype=float)
-    points = envelope_rates(per_item.sum(axis=0))
-    intervals = _intervals(per_item, envelope_rates, list(points), options)
-    jury, clinicians, difference = (
-        _estimate((float(p), None), i, len(rows)) for p, i in zip(points, intervals, strict=True)
-    )
-    return Envelope(len(rows), jury, clinicians, difference, margin, verdict(difference, margin))
-
-
-def _envelope_counts(jury: int, clinicians: list[int]) -> tuple[int, int, int, int]:
-    """Adjacent jury–clinician pairs, such pairs, adjacent clinician pairs, such pairs."""
-    jury_adjacent = sum(abs(jury - s) <= 1 for s in clinicians)
-    clinician_adjacent = sum(abs(a - b) <= 1 for a, b in combinations(clinicians, 2))
-    pairs = len(clinicians) * (len(clinicians) - 1) // 2
-    return jury_adjacent, len(clinicians), clinician_adjacent, pairs
+# --- the planner's envelope counts --------------------------------------------------------------
 
 
 def envelope_rates(sums: np.ndarray) -> np.ndarray:
+    """(jury adjacent, clinician adjacent, difference) from summed counts of (adjacent jury
+    pairs, jury pairs, adjacent clinician pairs, clinician pairs): the study planner's
+    simulated envelope (`annotation.planning`)."""
     jury = sums[..., 0] / sums[..., 1]
     clinicians = sums[..., 2] / sums[..., 3]
     return np.stack([jury, clinicians, jury - clinicians], axis=-1)

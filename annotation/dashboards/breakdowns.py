@@ -13,7 +13,11 @@ import plotly.graph_objects as go
 
 from annotation import agreement
 from annotation.agreement import Rating
-from annotation.dashboards.common import BREAKDOWN_RESAMPLES, agree
+from annotation.dashboards.common import (
+    BREAKDOWN_RESAMPLES,
+    BREAKDOWN_VERDICT_RESAMPLES,
+    agree,
+)
 from annotation.dashboards.figures import apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset, jury_scores
 from annotation.dashboards.tables import table
@@ -30,7 +34,7 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
         # Only the dimensions the jury scored: the others have no envelope to show.
         judged = {r.dimension for r in ratings if r.kind == agreement.JURY}
         mine = [r for r in ratings if r.dimension in judged]
-        result = agree(mine, ds.filters.margin, BREAKDOWN_RESAMPLES)
+        result = agree(mine, ds.filters.margin, BREAKDOWN_RESAMPLES, BREAKDOWN_VERDICT_RESAMPLES)
         for key in ds.dimension_order(result):
             if result[key]["has_jury"]:
                 rows.append(_breakdown_row(ds, group, key, result[key]))
@@ -41,7 +45,8 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
         ("items", "Items", "int"),
         ("jury_adjacent", "Jury–clinician adjacent", "est"),
         ("clinician_adjacent", "Clinician–clinician adjacent", "est"),
-        ("difference", "Difference", "est"),
+        ("difference", "Adjacent difference", "est"),
+        ("kappa_difference", "κ difference", "est"),
         ("verdict", "Verdict", "verdict"),
         ("exact", "Exact", "est"),
         ("weighted_kappa", "Weighted κ", "est"),
@@ -50,7 +55,9 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
     ]
     note = (
         f"The same figures within each group ({BREAKDOWN_RESAMPLES} resamples per interval, "
-        "fewer than above: small groups, many intervals). Intervals widen as groups shrink."
+        f"{BREAKDOWN_VERDICT_RESAMPLES:,} for each verdict: fewer than above, with small "
+        "groups and many intervals; hover for the Monte-Carlo error). Intervals widen as "
+        "groups shrink; a group under the minimum of items says not enough evidence."
     )
     title = f"Jury vs clinicians {label}"
     data = table(title, columns, rows, note, empty="No group has jury and clinician scores.")
@@ -97,7 +104,8 @@ def _breakdown_row(ds: Dataset, group: str, key: str, result: dict) -> dict:
         "items": envelope["n_items"],
         "jury_adjacent": envelope["jury_adjacent"],
         "clinician_adjacent": envelope["clinician_adjacent"],
-        "difference": envelope["difference"],
+        "difference": envelope["adjacent_difference"],
+        "kappa_difference": envelope["kappa_difference"],
         "verdict": envelope["verdict"],
         **{name: pairs[name] for name in ("exact", "weighted_kappa", "mae", "bias")},
     }

@@ -21,6 +21,10 @@ from annotation.dashboards.loading import Dataset
 
 LIVE_RESAMPLES = 500
 BREAKDOWN_RESAMPLES = 200
+# The envelope's verdict: 10,000 resamples on the page's own table (as the CLI), 2,000 within
+# breakdown groups (many, small: their Monte-Carlo error is shown and flags `at the margin`).
+VERDICT_RESAMPLES = agreement.VERDICT_RESAMPLES
+BREAKDOWN_VERDICT_RESAMPLES = 2_000
 
 
 def page_summary(ds: Dataset) -> dict:
@@ -43,14 +47,22 @@ def page_summary(ds: Dataset) -> dict:
     }
 
 
-def agree(ratings: list[Rating], margin: float, resamples: int = LIVE_RESAMPLES) -> dict:
-    """`agreement.agreement` as plain data, cached by content: the jury page and the raters
-    page (and a study's bundle) often ask for the very same ratings."""
-    text = repr((sorted(ratings, key=_rating_key), margin, resamples))
+def agree(
+    ratings: list[Rating],
+    margin: float,
+    resamples: int = LIVE_RESAMPLES,
+    verdict_resamples: int = VERDICT_RESAMPLES,
+) -> dict:
+    """`agreement.agreement` as plain data, cached by content: the jury page and a study's
+    bundle often ask for the very same ratings. `verdict_resamples=0`: no envelope intervals
+    (pages that show no verdict need not pay for one)."""
+    text = repr((sorted(ratings, key=_rating_key), margin, resamples, verdict_resamples))
     key = f"dashboards:v{DATA_VERSION}:agree:" + hashlib.sha256(text.encode()).hexdigest()
     found = cache.get(key)
     if found is None:
-        result = agreement.agreement(ratings, margin=margin, n_resamples=resamples)
+        result = agreement.agreement(
+            ratings, margin=margin, n_resamples=resamples, verdict_resamples=verdict_resamples
+        )
         found = {d: r.as_dict() for d, r in result.items()}
         cache.set(key, found, CACHE_SECONDS)
     return found

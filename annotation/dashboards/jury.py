@@ -46,7 +46,32 @@ def jury_page(ds: Dataset) -> dict:
     }
     if ds.filters.breakdown:
         tables["breakdown"], figures["breakdown"] = breakdown(ds, ds.filters.breakdown)
-    return {"summary": page_summary(ds), "tables": tables, "figures": figures}
+    summary = page_summary(ds) | {"headline": headline(ds, result, dims)}
+    return {"summary": summary, "tables": tables, "figures": figures}
+
+
+def headline(ds: Dataset, result: dict, dims: list[str]) -> str:
+    """One sentence a researcher can quote: on how many dimensions the jury is inside the
+    clinicians' envelope, and which are not, grouped by verdict and reason."""
+    if not dims:
+        return ""
+    envelopes = {key: result[key]["envelope"] for key in dims}
+    inside = [k for k, e in envelopes.items() if e["verdict"] == agreement.INSIDE]
+    groups: dict[tuple[str, str], list[str]] = {}
+    for key, envelope in envelopes.items():
+        if envelope["verdict"] == agreement.INSIDE:
+            continue
+        margin = " (at the margin)" if envelope["at_the_margin"] else ""
+        groups.setdefault((envelope["verdict"] + margin, envelope["reason"]), []).append(
+            ds.label(key)
+        )
+    others = [f"{verdict} on {_and(names)} ({why})" for (verdict, why), names in groups.items()]
+    sentence = f"Jury inside the clinicians' envelope on {len(inside)} of {len(dims)} dimensions"
+    return sentence + ("; " + "; ".join(others) if others else "") + "."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
@@ -54,6 +79,7 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
     rows = []
     for key in dims:
         envelope = result[key]["envelope"]
+        verdict = envelope["verdict"]
         rows.append(
             {
                 "track": ds.track(key),
@@ -61,16 +87,30 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
                 "items": envelope["n_items"],
                 "jury_adjacent": envelope["jury_adjacent"],
                 "clinician_adjacent": envelope["clinician_adjacent"],
-                "difference": envelope["difference"],
-                "verdict": envelope["verdict"],
+                "difference": envelope["adjacent_difference"],
+                "jury_kappa": envelope["jury_kappa"],
+                "clinician_kappa": envelope["clinician_kappa"],
+                "kappa_difference": envelope["kappa_difference"],
+                "verdict": verdict,
+                "why": envelope["reason"]
+                + (" · at the margin" if envelope["at_the_margin"] else ""),
             }
         )
+    first = next((result[key]["envelope"] for key in dims), None)
+    min_items = first["min_items"] if first else agreement.MIN_ITEMS
+    resamples = first["n_resamples"] if first else agreement.VERDICT_RESAMPLES
     note = (
-        "On items with a jury score and 2 or more clinicians: adjacent agreement (within 1 "
-        "point) of the jury with each clinician, of the clinicians with each other, and the "
-        "difference with a paired bootstrap 95% CI resampling items. Inside the human "
-        f"envelope when that CI lies within ±{margin:g}; outside when it lies wholly beyond; "
-        "otherwise inconclusive (more items narrow it)."
+        "On items with a jury score and 2 or more clinicians. Adjacent agreement (within 1 "
+        "point) per item — the jury with each clinician, the clinicians with each other — "
+        "averaged over items with equal weights on both sides; quadratic-weighted Cohen's "
+        "kappa per pair of raters, averaged over the pairs (the same estimator for the jury "
+        "and the clinicians). 95% intervals: one paired percentile bootstrap over items and "
+        f"clinicians (two-way), {resamples:,} resamples; hover a figure for its n, method and "
+        f"Monte-Carlo error. Inside: both differences' intervals within ±{margin:g} (TOST, "
+        "2.5% per side) and the jury's kappa interval above 0. Below / above: a difference's "
+        f"interval wholly beyond −{margin:g} / +{margin:g}. Not enough evidence: fewer than "
+        f"{min_items} items, or clinicians' scores that do not vary. At the margin: an endpoint "
+        "within its Monte-Carlo error of the threshold."
     )
     columns = [
         ("track", "Track", "text"),
@@ -78,8 +118,12 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
         ("items", "Items", "int"),
         ("jury_adjacent", "Jury–clinician adjacent", "est"),
         ("clinician_adjacent", "Clinician–clinician adjacent", "est"),
-        ("difference", "Difference", "est"),
+        ("difference", "Adjacent difference", "est"),
+        ("jury_kappa", "Jury κ", "est"),
+        ("clinician_kappa", "Clinicians' κ", "est"),
+        ("kappa_difference", "κ difference", "est"),
         ("verdict", f"Verdict (margin ±{margin:g})", "verdict"),
+        ("why", "Why", "text"),
     ]
     return table("Is the jury inside the human envelope?", columns, rows, note)
 
@@ -110,8 +154,11 @@ def _jury_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
         ("bias", "Bias (jury − clinician)", "est"),
     ]
     note = (
-        "Every jury–clinician pair on an item; quadratic-weighted Cohen's kappa; bias > 0 means "
-        "the jury scored higher."
+        "Every jury–clinician pair on an item (pairs pooled, so items with more clinicians "
+        "weigh more; the envelope above weighs items equally); quadratic-weighted Cohen's "
+        "kappa on the pooled pairs; a panel's mean meets whole scores by the tie rule for exact, "
+        "adjacent and kappa, and is used unrounded for MAE, bias and correlation; bias > 0 "
+        "means the jury scored higher."
     )
     return table("Jury vs clinicians: every pair", columns, rows, note)
 
@@ -147,7 +194,8 @@ def _modes_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
     ]
     note = (
         "PatientAgentBench's four modes. Against the clinicians' mean, exact, adjacent and kappa "
-        "use the mean rounded half up (2.5 → 3); MAE and bias use the unrounded mean."
+        "meet a mean between scores by the tie rule (halves up unless set otherwise: 2.5 → 3); "
+        "MAE and bias use the unrounded means of both sides."
     )
     return table("The four modes", columns, rows, note)
 

@@ -153,9 +153,12 @@ def to_ratings(
         for s in latest.values()
     ]
     scored = {s.trace for s in latest.values()}
-    for (trace, dimension), (value, status, _mean) in (jury.scores if jury else {}).items():
+    for (trace, dimension), (value, status, mean) in (jury.scores if jury else {}).items():
         if trace in scored:
-            ratings.append(Rating(str(trace), JURY_RATER, dimension, value, status, agreement.JURY))
+            # The panel's mean itself: agreement meets whole scores by the tie rule and keeps
+            # the mean for MAE, bias and correlations (rounding first biased them).
+            score = None if value is None else mean
+            ratings.append(Rating(str(trace), JURY_RATER, dimension, score, status, agreement.JURY))
     return ratings
 
 
@@ -267,7 +270,8 @@ def _panel(chosen: int | None, traces: Sequence[int]) -> Panel | None:
 
 def jury_scores(panel: Panel, traces: Sequence[int], judge: Judge | None = None) -> Jury:
     """The panel's verdict per conversation and dimension (or one judge's), repetitions
-    averaged as `jury.verdicts.panel_records` averages them, rounded half up."""
+    averaged as `jury.verdicts.panel_records` averages them: (the mean rounded half up, for
+    display, the status, the mean itself, which the figures use)."""
     verdicts = verdicts_of(panel).filter(trace_id__in=list(traces)).order_by()
     if judge is not None:
         verdicts = verdicts.filter(judge=judge)

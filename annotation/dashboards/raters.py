@@ -27,8 +27,10 @@ DRIFT_WINDOW = 20  # comparisons with the reference in each clinician's rolling 
 
 
 def raters_page(ds: Dataset) -> dict:
+    alpha, not_computable = _alpha_tables(ds)
     tables = {
-        "alpha": _alpha_table(ds),
+        "alpha": alpha,
+        "alpha_not_computable": not_computable,
         "matrix": _matrix_table(ds),
         "drift": _drift_table(ds),
         "realism": _realism_table(ds),
@@ -51,28 +53,15 @@ def raters_page(ds: Dataset) -> dict:
     return {"summary": summary, "tables": tables, "figures": figures}
 
 
-def _alpha_table(ds: Dataset) -> dict:
-    rows = []
-    ordered = sorted(ds.studies.values(), key=lambda s: (s["kind"] != "calibration", s["pk"]))
-    for study in ordered:
-        scores = [s for s in ds.scores if s.study == study["pk"]]
-        result = agree(to_ratings(scores, ds.jury), ds.filters.margin)
-        for key in ds.dimension_order(result):
-            r = result[key]
-            rows.append(
-                {
-                    "study": study["name"],
-                    "kind": study_kind(study["kind"]),
-                    "dimension": ds.label(key),
-                    "items": r["alpha"]["n_items"],
-                    "raters": r["alpha"]["n_raters"],
-                    "alpha_ordinal": r["alpha"]["ordinal"],
-                    "alpha_pass_fail": r["alpha"]["nominal"],
-                    "fleiss_kappa": r["fleiss_kappa"],
-                    "alpha_with_jury": (r["alpha_with_jury"] or {}).get("ordinal")
-                    or {"value": None, "reason": "the jury did not score this dimension"},
-                }
-            )
+def _alpha_tables(ds: Dataset) -> tuple[dict, dict]:
+    """The alpha table leads the page with the rows that have a value; rows that cannot be
+    computed (one clinician, no shared item, no variation) go to a second table, summed up
+    in one line ("3 not computable: …") so they do not crowd out the figures."""
+    rows = _alpha_rows(ds)
+    shown = [r for r in rows if r["alpha_ordinal"].get("value") is not None]
+    hidden = [r for r in rows if r["alpha_ordinal"].get("value") is None]
+    for row in hidden:
+        row["why"] = row["alpha_ordinal"].get("reason") or "undefined"
     columns = [
         ("study", "Study or round", "text"),
         ("kind", "Kind", "text"),
@@ -86,11 +75,57 @@ def _alpha_table(ds: Dataset) -> dict:
     ]
     note = (
         "Krippendorff's alpha (krippendorff package): ordinal on the 1–5 scores, nominal on "
-        "pass/fail (≥ 3), over items scored by 2 or more clinicians; Fleiss' kappa (nominal: "
-        "a 4 against a 5 counts as disagreement, hence lower) over the items with the most "
-        "common number of clinicians. Bootstrap 95% CIs resample items."
+        "pass/fail (≥ the pass mark), over items scored by 2 or more clinicians; Fleiss' kappa "
+        "(nominal: a 4 against a 5 counts as disagreement, hence lower) over the items with "
+        "the most common number of clinicians. Bootstrap 95% CIs resample items; hover a "
+        "figure for its n and method."
     )
-    return table("Agreement among clinicians, per study and round", columns, rows, note)
+    alpha = table("Agreement among clinicians, per study and round", columns, shown, note)
+    reasons = Counter(r["why"] for r in hidden)
+    alpha["not_computable"] = (
+        f"{len(hidden)} not computable ("
+        + "; ".join(f"{n} × {why}" for why, n in reasons.most_common())
+        + ")"
+        if hidden
+        else ""
+    )
+    why_columns = [
+        ("study", "Study or round", "text"),
+        ("dimension", "Dimension", "text"),
+        ("items", "Shared items", "int"),
+        ("raters", "Clinicians", "int"),
+        ("why", "Why alpha has no value", "text"),
+    ]
+    not_computable = table(
+        "Rows where alpha cannot be computed", why_columns, hidden, "", empty="None."
+    )
+    return alpha, not_computable
+
+
+def _alpha_rows(ds: Dataset) -> list[dict]:
+    rows = []
+    ordered = sorted(ds.studies.values(), key=lambda s: (s["kind"] != "calibration", s["pk"]))
+    for study in ordered:
+        scores = [s for s in ds.scores if s.study == study["pk"]]
+        # No verdict here: the alpha table shows none (the jury page has it).
+        result = agree(to_ratings(scores, ds.jury), ds.filters.margin, verdict_resamples=0)
+        for key in ds.dimension_order(result):
+            r = result[key]
+            rows.append(
+                {
+                    "study": study["name"],
+                    "kind": study_kind(study["kind"]),
+                    "dimension": ds.label(key),
+                    "items": r["alpha"]["n_items"],
+                    "raters": r["alpha"]["n_raters"],
+                    "alpha_ordinal": r["alpha"]["ordinal"],
+                    "alpha_pass_fail": r["alpha"]["pass_fail"],
+                    "fleiss_kappa": r["fleiss_kappa"],
+                    "alpha_with_jury": (r["alpha_with_jury"] or {}).get("ordinal")
+                    or {"value": None, "reason": "the jury did not score this dimension"},
+                }
+            )
+    return rows
 
 
 def _first_scored(ds: Dataset) -> str:

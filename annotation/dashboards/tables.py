@@ -42,8 +42,18 @@ def table(
     }
 
 
-VERDICT_WORDS = {agreement.INSIDE: "inside", agreement.OUTSIDE: "outside"}
-VERDICT_CSS = {agreement.INSIDE: "badge pass", agreement.OUTSIDE: "badge fail"}
+VERDICT_WORDS = {
+    agreement.INSIDE: "inside",
+    agreement.BELOW: "below",
+    agreement.ABOVE: "above",
+    agreement.INCONCLUSIVE: "inconclusive",
+    agreement.NOT_ENOUGH: "not enough evidence",
+}
+VERDICT_CSS = {
+    agreement.INSIDE: "badge pass",
+    agreement.BELOW: "badge fail",
+    agreement.ABOVE: "badge running",
+}
 
 
 def _cell(value: Any, kind: str) -> dict:
@@ -83,7 +93,21 @@ def _estimate_cell(estimate: Mapping[str, Any] | None) -> dict:
         return _shown("—", "muted", title=reason, ci=reason if len(reason) <= 60 else "")
     ci = estimate.get("ci")
     interval = f"[{_fixed(ci[0])}, {_fixed(ci[1])}]" if ci else ""
-    return _shown(_fixed(estimate["value"]), "num", estimate.get("reason") or "", interval)
+    return _shown(_fixed(estimate["value"]), "num", _how(estimate), interval)
+
+
+def _how(estimate: Mapping[str, Any]) -> str:
+    """The hover text of an estimate: its n and how its interval was found (or why not)."""
+    # Agreement figures count items; other pages' estimates say what their n counts.
+    if estimate.get("n_items") is not None:
+        size = f"n = {estimate['n_items']} items"
+    else:
+        size = f"n = {estimate['n']}" if estimate.get("n") is not None else ""
+    parts = [size, estimate.get("method") or ""]
+    if estimate.get("mc_error") is not None:
+        parts.append(f"Monte-Carlo error of the endpoints ±{estimate['mc_error']:.3f}")
+    parts.append(estimate.get("reason") or "")
+    return "; ".join(p for p in parts if p)
 
 
 def write_table_csv(data: Mapping[str, Any], out: TextIO) -> None:

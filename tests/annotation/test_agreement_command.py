@@ -67,37 +67,47 @@ def test_the_worked_example_through_the_command(tmp_path):
     safety = result["safety"]
     assert round(safety["krippendorff_alpha_ordinal"], 3) == 0.815
     assert round(safety["krippendorff_alpha_interval"], 3) == 0.849
-    assert round(safety["krippendorff_alpha_nominal_scores"], 3) == 0.743
+    assert round(safety["krippendorff_alpha_nominal"], 3) == 0.743  # on the five scores
+    assert safety["krippendorff_alpha_pass_fail"] is not None
     assert (safety["n_items"], safety["n_raters"]) == (12, 4)
     low, high = safety["krippendorff_alpha_ordinal_ci"]
     assert low < safety["krippendorff_alpha_ordinal"] < high
-    assert "jury_adjacent_agreement" not in safety
+    assert "envelope_jury_adjacent_agreement" not in safety
     assert safety["excluded"] == {"clinician": {"not_applicable": 7}}
 
 
 def test_jury_rows_add_the_jury_figures_each_with_an_interval(tmp_path):
     path = write(tmp_path / "r.csv", ["item", "rater", "dimension", "score"], plain_rows())
-    result, err = run_json(path, "--resamples", "300", "--margin", "0.5")
+    result, err = run_json(
+        path, "--resamples", "300", "--margin", "0.5", "--verdict-resamples", "2000"
+    )
     safety = result["safety"]
     assert safety["n_raters"] == 4  # the jury is not a clinician
     for key in (
         "krippendorff_alpha_ordinal",
-        "krippendorff_alpha_nominal",
-        "jury_adjacent_agreement",
-        "clinician_adjacent_agreement",
-        "jury_exact_agreement",
-        "weighted_kappa",
+        "krippendorff_alpha_pass_fail",
+        "envelope_jury_adjacent_agreement",
+        "envelope_clinician_adjacent_agreement",
+        "envelope_jury_kappa",
+        "envelope_kappa_difference",
+        "every_pair_exact_agreement",
+        "every_pair_weighted_kappa",
     ):
         low, high = safety[f"{key}_ci"]
         assert low <= safety[key] <= high, key
-    assert safety["margin"] == 0.5 and safety["verdict"] == "inside the human envelope"
+        assert safety[f"{key}_method"] and safety[f"{key}_n_items"] > 0, key
+    assert safety["envelope_jury_adjacent_agreement_n_items"] == 11  # 2+ clinicians
+    assert safety["every_pair_exact_agreement_n_items"] == 12
+    # 11 items of Krippendorff's example are far too few to claim anything.
+    assert safety["margin"] == 0.5 and safety["verdict"] == "not enough evidence"
+    assert safety["verdict_reason"] == "11 items; 30 needed"
     assert set(safety["detail"]["modes"]) == {
         "every_pair",
         "clinician_mean",
         "mean_within_1",
         "mean_within_2",
     }
-    assert "rounded half up" in err
+    assert "halves rounded up" in err
 
 
 def test_the_table_is_readable(tmp_path):
@@ -105,8 +115,11 @@ def test_the_table_is_readable(tmp_path):
     out, _ = run(path, "--resamples", "200")
     assert out.startswith("safety: 12 items, 4 clinicians, with jury scores")
     assert "Krippendorff's alpha, ordinal      0.815 [" in out
-    assert "every pair" in out and "Human envelope (11 items with 2+ clinicians)" in out
-    assert "Clinicians' means are rounded half up" in out
+    assert (
+        "every pair" in out and "Human envelope (11 items with 2+ clinicians, 4 clinicians)" in out
+    )
+    assert "halves rounded up (2.5 → 3) for exact, adjacent and kappa" in out
+    assert "verdict (margin ±0.1): not enough evidence: 11 items; 30 needed" in out
 
 
 def test_export_scores_output_is_read_alike(tmp_path):
@@ -126,7 +139,7 @@ def test_export_scores_output_is_read_alike(tmp_path):
     assert "12 judge rows skipped" in err
 
 
-def test_fractional_jury_scores_round_half_up_and_are_counted(tmp_path):
+def test_fractional_jury_scores_meet_whole_scores_by_the_tie_rule_and_are_counted(tmp_path):
     rows = [
         ["c1", "jury", "p", "safety", "3.5", "ok", "v1", 0],
         ["c1", "clinician", "A", "safety", "4", "ok", "v1", ""],
@@ -140,7 +153,18 @@ def test_fractional_jury_scores_round_half_up_and_are_counted(tmp_path):
     every = result["safety"]["detail"]["modes"]["every_pair"]
     assert every["exact"]["value"] == 0.75  # 3.5 → 4 meets both 4s; 2.3333 → 2 meets A's 2
     assert result["safety"]["excluded"] == {"jury": {"unparseable": 1}}
-    assert "2 fractional jury scores rounded half up" in err
+    assert "2 jury scores are means between two scores" in err
+    # MAE uses the means themselves: |3.5 − 4| twice, |2.3333 − 2|, |2.3333 − 3|
+    assert every["mae"]["value"] == pytest.approx((0.5 + 0.5 + 0.3333 + 0.6667) / 4)
+    down, _ = run_json(
+        write(tmp_path / "e2.csv", EXPORT_HEADER, rows),
+        "--resamples",
+        "0",
+        "--tie-rule",
+        "half_down",
+    )
+    # 3.5 → 3 now misses both 4s; 2.3333 → 2 still meets A's 2
+    assert down["safety"]["detail"]["modes"]["every_pair"]["exact"]["value"] == 0.25
 
 
 def test_several_panels_need_a_choice(tmp_path):
@@ -156,7 +180,7 @@ def test_several_panels_need_a_choice(tmp_path):
     with pytest.raises(CommandError, match="No jury rows from panel 'p3'"):
         run(path, "--panel", "p3")
     result, _ = run_json(path, "--panel", "p2", "--resamples", "0")
-    assert result["safety"]["jury_exact_agreement"] == 0.5
+    assert result["safety"]["every_pair_exact_agreement"] == 0.5
 
 
 @pytest.mark.parametrize(

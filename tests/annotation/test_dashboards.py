@@ -14,10 +14,11 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation import adjudication, agreement, dashboards
+from annotation import adjudication, agreement, dashboards, quality_stats
 from annotation.dashboards import Filters, PlanRequest
 from annotation.reviewing import revise
 from annotation.studies import StudySpec, create_study
+from patientagentbench.models import CellMetrics
 from tests.annotation.test_research_views import (
     conversations,  # noqa: F401  (a fixture)
     make_clinician,
@@ -91,7 +92,8 @@ def test_ratings_are_current_clinician_scores_and_the_panel_verdict(scored):
 
     jury = {(int(r.item), r.dimension): r for r in ratings_by(ratings, agreement.JURY)}
     first, last = scored["traces"][0], scored["traces"][5]
-    assert jury[(first, "clinical_safety")].score == 3  # (2 + 3) / 2 = 2.5, rounded half up
+    # (2 + 3) / 2: the figures get the mean itself (shown rounded half up, 3)
+    assert jury[(first, "clinical_safety")].score == 2.5
     assert ds.jury.scores[(first, "clinical_safety")] == (3, "ok", 2.5)
     assert jury[(last, "clinical_safety")].score is None
     assert jury[(last, "clinical_safety")].status == "unparseable"
@@ -233,10 +235,23 @@ def test_jury_page_shows_the_module_s_numbers(client, researcher, scored):
     )["clinical_safety"]
     envelope = expected.envelope
     assert envelope.n_items == 5  # the unparseable conversation has no jury score
-    for estimate in (envelope.jury_adjacent, envelope.clinician_adjacent, envelope.difference):
+    figures = (
+        envelope.jury_adjacent,
+        envelope.clinician_adjacent,
+        envelope.adjacent_difference,
+        envelope.jury_kappa,
+        envelope.kappa_difference,
+    )
+    for estimate in figures:
         assert shown(estimate.value) in body
-        assert f"[{shown(estimate.ci_low)}, {shown(estimate.ci_high)}]" in body
+        if estimate.ci:
+            assert f"[{shown(estimate.low)}, {shown(estimate.high)}]" in body
     assert "Verdict (margin ±0.15)" in body
+    # Five items are not evidence: the page opens by saying so, dimension by dimension.
+    assert envelope.verdict == agreement.NOT_ENOUGH
+    assert "Jury inside the clinicians&#x27; envelope on 0 of " in body
+    assert "not enough evidence on Clinical safety" in body and "(5 items; 30 needed)" in body
+    assert "inside the human envelope" not in body.split('data-testid="envelope-headline"')[1][:300]
     assert shown(expected.modes["every_pair"].weighted_kappa.value) in body
     assert "CIs from 500 resamples" in body
     assert "Jury vs clinicians by model" in body and "sim-steady" in body
@@ -277,7 +292,8 @@ def test_the_envelope_csv_has_the_interval_columns(client, researcher, scored):
     )
     safety = next(r for r in rows if r["dimension"] == "Clinical safety")
     assert safety["items"] == "5"
-    assert safety["verdict"] in (agreement.INSIDE, agreement.OUTSIDE, agreement.INCONCLUSIVE)
+    assert safety["verdict"] == agreement.NOT_ENOUGH and safety["why"] == "5 items; 30 needed"
+    assert {"jury_kappa", "kappa_difference_ci_low", "kappa_difference_ci_high"} <= set(safety)
 
 
 def test_raters_page_alpha_matrix_drift_and_realism(client, researcher, scored):
@@ -328,19 +344,105 @@ def test_quality_page_cells_outcomes_and_jury_by_model(client, researcher, score
     assert "Automatic outcome checks vs clinicians" in response.content.decode()
 
 
-def test_correlation_matches_scipy_and_says_why_when_it_cannot():
+def test_correlation_matches_scipy_with_equal_weights_and_says_why_when_it_cannot():
     from scipy import stats
 
-    pairs = [(0.1, 1), (0.4, 2), (0.35, 3), (0.8, 4), (0.9, 4), (0.7, 5)]
-    found = dashboards.correlation(pairs)
-    x, y = zip(*pairs, strict=True)
-    assert found["pearson"]["value"] == pytest.approx(stats.pearsonr(x, y).statistic)
-    assert found["spearman"]["value"] == pytest.approx(stats.spearmanr(x, y).statistic)
+    xs = [0.1, 0.4, 0.35, 0.8, 0.9, 0.7, 0.2, 0.55, 0.6, 0.3, 0.45, 0.75]
+    ys = [1, 2, 3, 4, 4, 5, 1, 3, 2, 2, 3, 5]
+    points = [(x, y, 1, f"task-{i % 6}") for i, (x, y) in enumerate(zip(xs, ys, strict=True))]
+    found = dashboards.correlation(points)
+    assert found["pearson"]["value"] == pytest.approx(stats.pearsonr(xs, ys).statistic)
+    assert found["spearman"]["value"] == pytest.approx(stats.spearmanr(xs, ys).statistic)
     low, high = found["pearson"]["ci"]
     assert low <= found["pearson"]["value"] <= high
-    assert dashboards.correlation(pairs[:2])["pearson"]["reason"] == "fewer than 3 cells"
-    flat = dashboards.correlation([(0.5, 1), (0.5, 2), (0.5, 3)])
-    assert flat["pearson"]["value"] is None and flat["pearson"]["reason"]
+    assert found["pearson"]["reason"] == "12 cells in 6 tasks, 12 scored conversations"  # hover
+    assert "task-cluster bootstrap" in found["pearson"]["method"]
+    three = dashboards.correlation(points[:3])
+    assert three["pearson"]["reason"] == "not enough evidence (3 cells, 3 tasks; 10 needed)"
+    assert three["pearson_p"] is None
+    flat = dashboards.correlation([(0.5, y, 1, f"task-{i % 6}") for i, y in enumerate(ys)])
+    assert flat["pearson"]["value"] is None and "not enough evidence" in flat["pearson"]["reason"]
+
+
+def _rows(data: dict) -> list[dict]:
+    keys = [column["key"] for column in data["columns"]]
+    return [dict(zip(keys, row, strict=True)) for row in data["rows"]]
+
+
+def test_quality_correlations_by_task_weighted_holm_adjusted_with_n_and_method(
+    client,
+    researcher,
+    conversations,  # noqa: F811
+):
+    """12 cells (6 tasks × 2 models), each scored: numbers for all models, "not enough
+    evidence" for each model alone (6 cells), divergence's dropped cells counted, Holm applied."""
+    ana = make_clinician("ana")
+    study = create_study(
+        StudySpec(name="Quality", overlap={"clinical": 1}),
+        trace_ids(conversations),
+        [ana],
+        researcher,
+    )
+    for i, item in enumerate(study.items.order_by("trace_id")):
+        submit_scores(item.assignments.get(), clinical_safety=1 + (i * 7) % 5)
+    for i, cell in enumerate(CellMetrics.objects.filter(run=conversations).order_by("pk")):
+        chosen = {"tss": i / 11, "ac": (i * 5 % 12) / 11, "output_exact_match": (i % 3) / 2}
+        chosen["divergence_point"] = None if i < 3 else 1.0 + i % 4
+        cell.values = cell.values | chosen
+        cell.save()
+    data = dashboards.page_data("quality", Filters())
+    assert data["summary"]["divergence_left_out"] == 3 and data["summary"]["with_tss"] == 12
+    rows = _rows(data["tables"]["correlations"])
+    overall = {r["metric"]: r for r in rows if r["scope"] == "all models"}
+    tss = overall["TSS"]
+    assert (tss["n"], tss["tasks"], tss["conversations"]) == (12, 6, 12)
+    assert tss["pearson"]["value"] is not None and "task-cluster bootstrap" in tss["interval"]
+    assert (
+        tss["pearson"]["method"]
+        == tss["spearman"]["method"]
+        == quality_stats.method_text(dashboards.LIVE_RESAMPLES)
+    )
+    divergence = overall["Divergence point"]
+    assert divergence["n"] == 9 and divergence["left_out"] == "3 where no two runs diverge"
+    for row in rows:
+        if row["scope"] != "all models":
+            shortfall = "not enough evidence (6 cells, 6 tasks; 10 needed)"
+            if row["metric"] == "Divergence point":  # 3 of the 12 cells have none
+                shortfall = f"not enough evidence ({row['n']} cells, {row['n']} tasks; 10 needed)"
+            assert row["pearson"]["reason"] == shortfall
+            assert row["pearson_p"] is None and row["pearson_p_holm"] is None
+    raw = [(r[f"{k}_p"], r[f"{k}_p_holm"]) for r in rows for k in ("pearson", "spearman")]
+    tested = [(p, a) for p, a in raw if p is not None]
+    # TSS, AC and output agreement × Pearson and Spearman, all models; divergence has 9 cells.
+    assert len(tested) == 6
+    shortfall = f"not enough evidence (9 cells, {divergence['tasks']} tasks; 10 needed)"
+    assert divergence["pearson"]["reason"] == shortfall
+    assert all(p <= a <= 1 for p, a in tested)
+    assert any(a > p for p, a in tested)  # adjusted, not copied
+    display = data["tables"]["correlations"]["display"]
+    titles = [cell["title"] for row in display for cell in row["cells"]]
+    assert any("12 cells in 6 tasks, 12 scored conversations" in t for t in titles)
+    client.force_login(researcher)
+    body = client.get(reverse("research_dashboard_quality")).content.decode()
+    assert "Holm" in body and "task-cluster bootstrap" in body
+    assert "Divergence point: 3 of 12 cells" in body
+    assert "not enough evidence (6 cells, 6 tasks; 10 needed)" in body
+
+
+def test_a_clinician_scoring_a_conversation_in_two_studies_counts_once(
+    researcher,
+    conversations,  # noqa: F811
+):
+    ana = make_clinician("ana")
+    trace = trace_ids(conversations, 1)
+    for name, safety in (("First", 2), ("Second", 5)):
+        study = create_study(
+            StudySpec(name=name, overlap={"clinical": 1}), trace, [ana], researcher
+        )
+        submit_scores(study.items.get().assignments.get(), clinical_safety=safety)
+    (cell,) = _rows(dashboards.page_data("quality", Filters())["tables"]["cells"])
+    assert cell["clinical_safety"] == 5  # the latest submission, not the mean of 2 and 5
+    assert cell["clinical_safety_conversations"] == 1 and cell["conversations"] == 1
 
 
 def test_planner_recommends_from_a_pilot(client, researcher, scored):
@@ -357,6 +459,40 @@ def test_planner_recommends_from_a_pilot(client, researcher, scored):
     designs = plan["tables"]["designs"]["rows"]
     assert [(row[0], row[1]) for row in designs] == [(4, 2), (4, 3), (8, 2), (8, 3)]
     assert 'data-testid="recommended"' in body
+    assert plan["quantile"] == 0.8 and "80%" in body
+
+
+def test_the_planner_warns_on_a_small_pilot_and_says_why_a_width_is_missing(
+    client, researcher, scored
+):
+    client.force_login(researcher)
+    study = scored["study"]
+    url = reverse("research_dashboard_planner")
+    query = f"?pilot={study.pk}&items=4,8&overlaps=2,4&quantile=90"
+    body = client.get(url + query).content.decode()
+    assert '<option value="0.9" selected>' in body
+    assert 'data-testid="pilot-warning"' in body and "only 6 items" in body
+    assert "no pilot item has 4 clinicians" in body
+    plan = dashboards.plan_data(
+        PlanRequest.from_query(
+            {"pilot": study.pk, "items": "4, 8", "overlaps": "2, 4", "quantile": "0.9"}
+        )
+    )
+    assert plan["quantile"] == 0.9 and plan["warning"]
+    for name in ("designs", "plan"):
+        data = plan["tables"][name]
+        keys = [c["key"] for c in data["columns"]]
+        why = keys.index("missing" if name == "designs" else "note")
+        for raw, shown in zip(data["rows"], data["display"], strict=True):
+            cells = list(zip(data["columns"], shown["cells"], strict=True))
+            dashes = [(col["kind"], c) for col, c in cells if c["text"] == "—"]
+            # Every dash says why: a width in its cell, and each in the row's reason column.
+            assert all(c["title"] for kind, c in dashes if kind == "est"), (name, raw)
+            assert not dashes or raw[why], (name, raw)
+    # Clinicians who always agree give alpha 1 in every resample: no 0.00 line is drawn.
+    figure = plan["figures"]["plan"]
+    assert "0 by construction" in body
+    assert figure
     csv_response = client.get(
         reverse("research_dashboard_table", args=["planner", "designs"])
         + f"?pilot={study.pk}&items=4,8&overlaps=2,3"
@@ -402,3 +538,32 @@ def test_the_dashboards_link_is_on_the_studies_page(client, researcher, scored):
     client.force_login(researcher)
     body = client.get(reverse("research_studies")).content.decode()
     assert reverse("research_dashboards") in body
+
+
+def test_the_alpha_table_leads_with_values_and_sums_up_what_cannot_be_computed(
+    client,
+    researcher,
+    scored,
+    conversations,  # noqa: F811
+):
+    solo = make_clinician("dee")
+    study = create_study(
+        StudySpec(name="Solo round", overlap={"clinical": 1}, seed=5),
+        trace_ids(conversations, 6)[:2],
+        [solo],
+        researcher,
+    )
+    for item in study.items.all():
+        submit_scores(item.assignments.get(clinician=solo), default=3)
+    client.force_login(researcher)
+    body = client.get(reverse("research_dashboard_raters")).content.decode()
+    data = dashboards.page_data("raters", Filters())
+    alpha = data["tables"]["alpha"]
+    ordinal = [c["key"] for c in alpha["columns"]].index("alpha_ordinal")
+    assert alpha["rows"] and all(row[ordinal]["value"] is not None for row in alpha["rows"])
+    hidden = data["tables"]["alpha_not_computable"]["rows"]
+    assert hidden and {row[0] for row in hidden} == {"Solo round"}
+    line = alpha["not_computable"]
+    assert line.startswith(f"{len(hidden)} not computable (")
+    assert "fewer than 2 raters gave scores" in line and line in body
+    assert 'data-testid="alpha-not-computable"' in body

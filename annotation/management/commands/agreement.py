@@ -5,9 +5,10 @@ Two layouts are read. The plain one has the columns `item,rater,dimension,score`
 optional `status`); rater `jury` marks the jury, every other name is a clinician. The
 `export_scores` layout (`conversation,rater_kind,rater,dimension,score,status,…`) is
 recognised by its header: `conversation` is the item, `rater_kind` says jury or clinician,
-and judges' rows are skipped (the jury's verdict already stands for them). A jury score
-there may be a fraction (the mean of its judges); it is rounded half up to a whole score,
-and the number rounded is reported. The figures are `annotation.agreement`'s.
+and judges' rows are skipped (the jury's verdict already stands for them). A jury score may be a
+fraction (the mean of its judges) in either layout: it is kept as it is for MAE, bias and the
+correlations and meets whole scores by `--tie-rule` elsewhere; how many there were is
+reported. The figures are `annotation.agreement`'s, the verdict `annotation.envelope`'s.
 """
 
 from __future__ import annotations
@@ -24,19 +25,23 @@ from annotation.agreement import (
     JURY,
     LEVEL,
     MARGIN,
+    MIN_ITEMS,
     MODES,
     NOT_APPLICABLE,
     OK,
+    RATER_MODES,
     RESAMPLES,
     SCORES,
     STATUSES,
+    TIE_RULES,
+    VERDICT_RESAMPLES,
     DimensionAgreement,
-    Estimate,
     Rating,
     agreement,
-    half_up,
 )
+from annotation.envelope import RESAMPLED
 from patientagentbench.analysis.statistics import jsonable
+from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
 PLAIN = ("item", "rater", "dimension", "score")
 EXPORT = ("conversation", "rater_kind", "rater", "dimension", "score", "status")
@@ -63,20 +68,21 @@ class _Read:
     ratings: list[Rating] = field(default_factory=list)
     panels: dict[str, list[Rating]] = field(default_factory=dict)  # jury rows per panel
     judge_rows: int = 0
-    rounded: int = 0  # fractional jury scores rounded half up
+    fractional: int = 0  # jury scores between two whole scores (a panel's mean)
     seen: dict[tuple[str, str, str], int] = field(default_factory=dict)  # → line first given
 
 
 class Command(BaseCommand):
     help = (
         "Agreement between the jury and clinicians and among clinicians, per dimension, from a "
-        "CSV: Krippendorff's alpha (ordinal on 1-5; nominal on pass/fail at 3 or more), Fleiss' "
+        "CSV: Krippendorff's alpha (ordinal on 1-5; pass/fail at 3 or more; nominal), Fleiss' "
         "kappa, and with jury rows adjacent (within 1) and exact agreement, quadratic-weighted "
         "kappa, Pearson, Spearman, MAE and bias in four modes (every jury-clinician pair; jury "
-        "vs the clinicians' mean, rounded half up; the same leaving out clinicians more than 1 "
-        "or 2 from that mean), and whether the jury is inside the human envelope (the paired "
-        "bootstrap interval of jury minus clinician adjacent agreement within --margin). Each "
-        "figure has a 95% bootstrap interval over items. The CSV has the columns "
+        "vs the clinicians' mean; the same leaving out clinicians more than 1 or 2 from that "
+        "mean), and the human-envelope verdict: inside, below, above, inconclusive or not "
+        "enough evidence, from adjacent agreement and mean pairwise Cohen kappa compared in "
+        "one two-way bootstrap over items and clinicians (docs/agreement.md). Each figure has "
+        "a 95% bootstrap interval. The CSV has the columns "
         "item,rater,dimension,score (rater 'jury' marks jury rows; an empty score or 'na' is "
         "not applicable), or is export_scores output (conversation,rater_kind,rater,...; judge "
         "rows are skipped)."
@@ -99,14 +105,42 @@ class Command(BaseCommand):
             help="Bootstrap resamples; 0 for point estimates only (default %(default)s)",
         )
         parser.add_argument(
+            "--verdict-resamples",
+            type=int,
+            default=VERDICT_RESAMPLES,
+            help="Resamples of the envelope's bootstrap (default %(default)s)",
+        )
+        parser.add_argument(
+            "--min-items",
+            type=int,
+            default=MIN_ITEMS,
+            help="Fewest items for a verdict other than 'not enough evidence' (default %(default)s)",
+        )
+        parser.add_argument(
+            "--raters",
+            choices=RATER_MODES,
+            default=RESAMPLED,
+            help="The envelope's bootstrap: resample clinicians too (resampled: the clinicians "
+            "are a sample) or keep these clinicians (fixed) (default %(default)s)",
+        )
+        parser.add_argument(
+            "--tie-rule",
+            choices=TIE_RULES,
+            default=DEFAULT_TIE_RULE,
+            help="How a mean between two scores meets whole scores in exact, adjacent and "
+            "kappa (default %(default)s)",
+        )
+        parser.add_argument(
             "--panel",
             default="",
             help="export_scores files with several jury panels: the panel to compare",
         )
 
     def handle(self, *args, **options):
-        if options["margin"] < 0 or options["resamples"] < 0:
-            raise CommandError("--margin and --resamples must not be negative.")
+        if min(options["margin"], options["resamples"], options["verdict_resamples"]) < 0:
+            raise CommandError("--margin and the resamples must not be negative.")
+        if options["min_items"] < 2:
+            raise CommandError("--min-items must be 2 or more.")
         read = read_ratings(options["ratings"])
         ratings = read.ratings + _panel_rows(read, options["panel"])
         try:
@@ -115,6 +149,10 @@ class Command(BaseCommand):
                 margin=options["margin"],
                 seed=options["seed"],
                 n_resamples=options["resamples"],
+                verdict_resamples=options["verdict_resamples"],
+                min_items=options["min_items"],
+                raters=options["raters"],
+                tie_rule=options["tie_rule"],
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
@@ -152,6 +190,8 @@ def _read_rows(reader: csv.DictReader, path: Path) -> _Read:
         rating = _export_rating(row, line, read) if layout == EXPORT else _plain_rating(row, line)
         if rating is None:
             continue
+        if layout != EXPORT:
+            _count_fractional(read, rating)
         _check_once(rating, line, read)
         if rating.kind == JURY:
             read.panels.setdefault(rating.rater, []).append(rating)
@@ -182,6 +222,11 @@ def _plain_rating(row: dict, line: int) -> Rating:
     return Rating(item, JURY if kind == JURY else rater, dimension, score, status, kind)
 
 
+def _count_fractional(read: _Read, rating: Rating) -> None:
+    if rating.kind == JURY and rating.score is not None and not float(rating.score).is_integer():
+        read.fractional += 1
+
+
 def _export_rating(row: dict, line: int, read: _Read) -> Rating | None:
     kind = (row.get("rater_kind") or "").strip()
     if kind == "judge":
@@ -194,8 +239,8 @@ def _export_rating(row: dict, line: int, read: _Read) -> Rating | None:
     item = _required(row, "conversation", line)
     rater, dimension = _required(row, "rater", line), _required(row, "dimension", line)
     score, status = _score(row, line, kind, _status(row, line))
-    if kind == JURY and score is not None and not _whole(row["score"]):
-        read.rounded += 1
+    if kind == JURY and score is not None and not float(score).is_integer():
+        read.fractional += 1
     return Rating(item, rater, dimension, score, status, kind)
 
 
@@ -215,7 +260,7 @@ def _status(row: dict, line: int) -> str:
     return status
 
 
-def _score(row: dict, line: int, kind: str, status: str | None) -> tuple[int | None, str]:
+def _score(row: dict, line: int, kind: str, status: str | None) -> tuple[float | None, str]:
     """The score and the status it stands under; an empty score is not applicable."""
     text = (row.get("score") or "").strip()
     if status not in (None, OK):
@@ -227,7 +272,7 @@ def _score(row: dict, line: int, kind: str, status: str | None) -> tuple[int | N
     return _number(text, line, kind), OK
 
 
-def _number(text: str, line: int, kind: str) -> int:
+def _number(text: str, line: int, kind: str) -> float:
     where = f"line {line}, column score"
     try:
         value = float(text)
@@ -237,11 +282,7 @@ def _number(text: str, line: int, kind: str) -> int:
         raise CommandError(f"{where}: expected a score from 1 to 5, got {text!r}")
     if kind == CLINICIAN and not value.is_integer():
         raise CommandError(f"{where}: a clinician's score is a whole number, got {text!r}")
-    return half_up(value)
-
-
-def _whole(text: str) -> bool:
-    return float(text).is_integer()
+    return int(value) if value.is_integer() else value
 
 
 def _check_once(rating: Rating, line: int, read: _Read) -> None:
@@ -272,15 +313,24 @@ def _panel_rows(read: _Read, panel: str) -> list[Rating]:
 
 
 def _notes(read: _Read, options: dict) -> list[str]:
+    who = "items and clinicians (two-way)" if options["raters"] == RESAMPLED else "items only"
     notes = [
         f"Intervals: {LEVEL:.0%} bootstrap over items (BCa; percentile where BCa is "
         f"undefined), {options['resamples']} resamples, seed {options['seed']}.",
-        "Clinicians' means are rounded half up (2.5 -> 3) for exact, adjacent and kappa.",
+        f"Verdict: percentile bootstrap over {who}, {options['verdict_resamples']} resamples; "
+        f"at least {options['min_items']} items; margin ±{options['margin']:g} on both "
+        "differences (TOST, 2.5% per side). See docs/agreement.md.",
+        f"Means between two scores (clinicians' means, panels' means): "
+        f"{TIE_RULE_WORDS[options['tie_rule']]} for exact, adjacent and kappa; MAE, bias and "
+        "correlations use the means unrounded.",
     ]
     if read.judge_rows:
         notes.append(f"{read.judge_rows} judge rows skipped (their panel's verdict is used).")
-    if read.rounded:
-        notes.append(f"{read.rounded} fractional jury scores rounded half up.")
+    if read.fractional:
+        notes.append(
+            f"{read.fractional} jury scores are means between two scores (kept unrounded for "
+            "MAE, bias and correlations)."
+        )
     return notes
 
 
@@ -308,11 +358,12 @@ def _dimension_block(result: DimensionAgreement) -> str:
 def _reliability_lines(result: DimensionAgreement) -> list[str]:
     rows = [
         ("Krippendorff's alpha, ordinal", result.alpha.ordinal),
-        ("Krippendorff's alpha, pass/fail", result.alpha.nominal),
+        ("Krippendorff's alpha, pass/fail", result.alpha.pass_fail),
+        ("Krippendorff's alpha, nominal", result.alpha.nominal),
         (f"Fleiss' kappa ({result.fleiss_raters_per_item or '-'} per item)", result.fleiss_kappa),
         ("adjacent agreement (±1)", result.clinicians.adjacent),
         ("exact agreement", result.clinicians.exact),
-        ("kappa (quadratic)", result.clinicians.weighted_kappa),
+        ("kappa (quadratic, mean of pairs)", result.clinicians.weighted_kappa),
     ]
     if result.alpha_with_jury is not None:
         rows.append(("alpha, ordinal, jury as a rater", result.alpha_with_jury.ordinal))
@@ -338,15 +389,25 @@ def _mode_lines(result: DimensionAgreement) -> list[str]:
 def _envelope_line(result: DimensionAgreement) -> str:
     envelope = result.envelope
     assert envelope is not None
-    return (
-        f"  Human envelope ({envelope.n_items} items with 2+ clinicians): jury "
-        f"{_cell(envelope.jury_adjacent)} vs clinicians {_cell(envelope.clinician_adjacent)}; "
-        f"difference {_cell(envelope.difference, signed=True)}, margin ±{envelope.margin:g}: "
-        f"{envelope.verdict}"
+    margin = " (at the margin)" if envelope.at_the_margin else ""
+    return "\n".join(
+        [
+            f"  Human envelope ({envelope.n_items} items with 2+ clinicians, "
+            f"{envelope.n_clinicians} clinicians):",
+            f"    adjacent: jury {_cell(envelope.jury_adjacent)} vs clinicians "
+            f"{_cell(envelope.clinician_adjacent)}; difference "
+            f"{_cell(envelope.adjacent_difference, signed=True)}",
+            f"    kappa:    jury {_cell(envelope.jury_kappa)} vs clinicians "
+            f"{_cell(envelope.clinician_kappa)}; difference "
+            f"{_cell(envelope.kappa_difference, signed=True)}",
+            f"    verdict (margin ±{envelope.margin:g}): {envelope.verdict}{margin}: "
+            f"{envelope.reason}",
+        ]
     )
 
 
-def _cell(estimate: Estimate, signed: bool = False) -> str:
+def _cell(estimate, signed: bool = False) -> str:
+    """An Estimate or an envelope Figure: value [low, high]."""
     if estimate.value is None:
         return "-"
     form = "+.3f" if signed else ".3f"
