@@ -84,6 +84,9 @@ class Study(models.Model):
     min_alpha = models.FloatField(default=0.4)
     adjudication_threshold = models.PositiveSmallIntegerField(default=2)
     instructions = models.TextField(blank=True)
+    # How the items were chosen: {"design": ...}, and for a random design the population it
+    # drew from, [[trace id, inclusion probability, stratum], ...] (annotation.studies).
+    sampling = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -112,6 +115,8 @@ class Item(models.Model):
     is_reference = models.BooleanField(default=False)
     reference = models.JSONField(null=True, blank=True)  # dim -> {"score": n|None, "why": str}
     stratum = models.CharField(max_length=80, blank=True)  # the sampler's, for researchers
+    # Its probability of being sampled, under a random design (None: not a random sample).
+    inclusion_probability = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["study", "id"]

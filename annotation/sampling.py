@@ -13,6 +13,11 @@ and a pick counts toward every stratum its candidate belongs to.
 
 Reproducible: the same candidates and seed give the same sample whatever their input order,
 because candidates are sorted by key before the seed is used.
+
+That sample is chosen for checkability, not at random, so nothing measured on it carries over
+to the conversations left out. For that (the jury-corrected estimates of `annotation.corrected`)
+`random_share` draws at random instead, uniformly or the same number from each model, and
+records every candidate's inclusion probability, sampled or not.
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ JURY = "jury"
 # answers unparseable) still belong somewhere, so that a large n can take everything; their
 # stratum comes last in every round.
 UNSCORED = "unscored"
+# Sampling designs, as a study records them.
+EXTREMES_FIRST = "extremes_first"
+UNIFORM = "uniform"  # simple random sample of the pool
+PER_MODEL = "per_model"  # simple random sample of the same size from each model
+DESIGNS = (EXTREMES_FIRST, UNIFORM, PER_MODEL)
+RANDOM = "random"
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,13 @@ class Sample:
     strata: tuple[Stratum, ...]  # every stratum of the mode, in display order
     members: dict[Stratum, frozenset[str]]
     models: dict[str, str]  # candidate key → model, for the researcher's preview only
+    design: str = EXTREMES_FIRST
+    # candidate key → its probability of being sampled, for every candidate (random designs)
+    inclusion: dict[str, float] = field(default_factory=dict)
+
+    def stratum_of(self, key: str) -> str:
+        """The stratum label a random design drew `key` in ("" for the whole pool)."""
+        return self.models[key] if self.design == PER_MODEL else ""
 
     @property
     def keys(self) -> list[str]:
@@ -292,3 +310,49 @@ class _Picker:
             self.models_in[member_of][candidate.model] += 1
         self.models[candidate.model] += 1
         self.values.update(candidate.attributes.items())
+
+
+def random_share(
+    candidates: Iterable[Candidate], n: int, seed: int, per_model: bool = False
+) -> Sample:
+    """A simple random sample of n candidates (or, per model, of about n / models from each
+    model), with every candidate's inclusion probability: n / N, or n_m / N_m per model."""
+    pool = _sorted_unique(candidates)
+    rng = random.Random(seed)
+    groups: dict[str, list[str]] = {}
+    for candidate in pool:
+        groups.setdefault(candidate.model if per_model else RANDOM, []).append(candidate.key)
+    total = min(max(n, 0), len(pool))
+    sizes = _equal_sizes(groups, total) if per_model else {RANDOM: total}
+    picks, inclusion, members = [], {}, {}
+    for name in sorted(groups):
+        keys = groups[name]
+        stratum = Stratum("model" if per_model else RANDOM, name)
+        members[stratum] = frozenset(keys)
+        chosen = rng.sample(keys, sizes[name])
+        picks += [Pick(key, stratum, 0) for key in sorted(chosen)]
+        inclusion |= {key: sizes[name] / len(keys) for key in keys}
+    return Sample(
+        mode=RANDOM,
+        picks=tuple(picks),
+        strata=tuple(sorted(members)),
+        members=members,
+        models={c.key: c.model for c in pool},
+        design=PER_MODEL if per_model else UNIFORM,
+        inclusion=inclusion,
+    )
+
+
+def _equal_sizes(groups: dict[str, list[str]], total: int) -> dict[str, int]:
+    """`total` split as evenly as the groups allow: a small group gives all it has and the
+    rest goes to the others; every non-empty group gets at least one when total allows."""
+    sizes = dict.fromkeys(groups, 0)
+    left = total
+    while left > 0:
+        open_ = sorted(g for g in groups if sizes[g] < len(groups[g]))
+        share, extra = divmod(left, len(open_))
+        for i, group in enumerate(open_):
+            take = min(share + (i < extra), len(groups[group]) - sizes[group])
+            sizes[group] += take
+            left -= take
+    return sizes

@@ -15,7 +15,16 @@ from django.db.models import Count, Q
 from annotation import audit
 from annotation.assignment import Rater, assign, reassign, review_order
 from annotation.models import Assignment, Clinician, Item, Study
-from annotation.sampling import Candidate, Sample, filter_candidates, stratified_sample
+from annotation.sampling import (
+    EXTREMES_FIRST,
+    PER_MODEL,
+    UNIFORM,
+    Candidate,
+    Sample,
+    filter_candidates,
+    random_share,
+    stratified_sample,
+)
 from patientagentbench.models import Trace
 from ratings.rubric import cached_rubric as load_rubric
 
@@ -48,12 +57,38 @@ def candidates(traces) -> list[Candidate]:
     ]
 
 
-def sample_for(traces, n: int, seed: int, models=None, attributes=None, outcome=None) -> Sample:
+def sample_for(
+    traces,
+    n: int,
+    seed: int,
+    models=None,
+    attributes=None,
+    outcome=None,
+    design: str = EXTREMES_FIRST,
+) -> Sample:
     pool = filter_candidates(
         candidates(traces), models=models, attributes=attributes, outcome=outcome
     )
+    if design in (UNIFORM, PER_MODEL):
+        return random_share(pool, n, seed, per_model=design == PER_MODEL)
     dimensions = [d.key for d in load_rubric().scored]
     return stratified_sample(pool, n, seed, dimensions)
+
+
+def sampling_record(sample: Sample | None, source: str = "") -> dict:
+    """What `Study.sampling` keeps: the design, and for a random design the whole population
+    it drew from as [trace id, inclusion probability, stratum], so the jury-corrected page can
+    take the jury's mean over all of it. `source` names a hand-made choice ("explicit",
+    "round") when there is no sample."""
+    if sample is None:
+        return {"design": source}
+    if not sample.inclusion:
+        return {"design": sample.design}
+    population = [
+        [int(key), probability, sample.stratum_of(key)]
+        for key, probability in sorted(sample.inclusion.items(), key=lambda kv: int(kv[0]))
+    ]
+    return {"design": sample.design, "population": population}
 
 
 @dataclass(frozen=True)
@@ -73,9 +108,15 @@ class StudySpec:
 
 
 def create_study(
-    spec: StudySpec, trace_ids: list[int], clinicians: list[Clinician], actor
+    spec: StudySpec,
+    trace_ids: list[int],
+    clinicians: list[Clinician],
+    actor,
+    sample: Sample | None = None,
+    source: str = "",
 ) -> Study:
-    """Items for the chosen conversations, assignments for the chosen clinicians, atomically."""
+    """Items for the chosen conversations, assignments for the chosen clinicians, atomically;
+    the sampler's design (and a random design's inclusion probabilities) recorded."""
     if not trace_ids:
         raise StudyError("Choose at least one conversation.")
     overlap = {
@@ -106,13 +147,17 @@ def create_study(
             adjudication_threshold=spec.adjudication_threshold,
             instructions=spec.instructions,
             rubric_version=load_rubric().version,
+            sampling=sampling_record(sample, source),
             created_by=actor,
         )
+        inclusion = sample.inclusion if sample is not None else {}
         items = {
             key: Item.objects.create(
                 study=study,
                 trace_id=int(key),
                 is_reference=spec.kind == Study.Kind.CALIBRATION,
+                inclusion_probability=inclusion.get(key),
+                stratum=sample.stratum_of(key)[:80] if inclusion else "",
             )
             for key in item_keys
         }

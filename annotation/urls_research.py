@@ -62,6 +62,7 @@ urlpatterns = [
     path("dashboards/raters/", dashboards.raters, name="research_dashboard_raters"),
     path("dashboards/quality/", dashboards.quality, name="research_dashboard_quality"),
     path("dashboards/planner/", dashboards.planner, name="research_dashboard_planner"),
+    path("dashboards/corrected/", dashboards.corrected, name="research_dashboard_corrected"),
     path(
         "dashboards/<slug:page>/tables/<slug:name>.csv",
         dashboards.table_csv,

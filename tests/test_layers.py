@@ -44,7 +44,10 @@ PURE = (
     "annotation.assignment",
     "annotation.calibration",
     "annotation.agreement",
+    "annotation.envelope",
     "annotation.planning",
+    "annotation.quality_stats",
+    "annotation.corrected",
 )
 RUN_MACHINERY = (
     "patientagentbench.runs",

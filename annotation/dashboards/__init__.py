@@ -13,6 +13,7 @@ their pseudonymous code. Nothing in this package is reachable from a clinician's
 from annotation.dashboards.bundle import study_bundle
 from annotation.dashboards.cache import DATA_VERSION, POLL_SECONDS, stamp
 from annotation.dashboards.common import BREAKDOWN_RESAMPLES, LIVE_RESAMPLES
+from annotation.dashboards.corrected import corrected_data, corrected_facets
 from annotation.dashboards.figures import figure_file
 from annotation.dashboards.filters import Filters
 from annotation.dashboards.loading import facets, load
@@ -31,6 +32,8 @@ __all__ = [
     "Filters",
     "PlanRequest",
     "correlation",
+    "corrected_data",
+    "corrected_facets",
     "facets",
     "figure_file",
     "load",

@@ -26,6 +26,7 @@ TABS = (
     ("raters", "Inter-rater", "research_dashboard_raters"),
     ("quality", "Consistency and quality", "research_dashboard_quality"),
     ("planner", "Study planner", "research_dashboard_planner"),
+    ("corrected", "Jury-corrected means", "research_dashboard_corrected"),
 )
 
 
@@ -107,7 +108,34 @@ def planner(request):
     return render(request, "annotation/research/dashboard_planner.html", context)
 
 
+@role_required(*STAFF_ROLES)
+@vary_on_headers("HX-Request")
+def corrected(request):
+    """Model means three ways for one randomly sampled study; polls like the live pages."""
+    filters = Filters.from_query(request.GET)
+    current = dashboards.stamp()
+    if request.htmx and request.GET.get("stamp") == current:
+        return HttpResponse(status=204)
+    data = dashboards.corrected_data(filters, current)
+    query = filters.query()
+    context = {
+        "page": "corrected",
+        "data": data,
+        "filters": filters,
+        "query": query,
+        "poll_url": f"{request.path}?{query}{'&' if query else ''}stamp={data['stamp']}",
+        "poll_seconds": dashboards.POLL_SECONDS,
+    }
+    template = "annotation/research/dashboard_corrected.html"
+    if request.htmx:
+        return render(request, f"{template}#live", context)
+    context |= _chrome("corrected", query) | {"fields": dashboards.corrected_facets(filters)}
+    return render(request, template, context)
+
+
 def _data(request, page: str) -> dict:
+    if page == "corrected":
+        return dashboards.corrected_data(Filters.from_query(request.GET))
     if page == "planner":
         plan = PlanRequest.from_query(request.GET)
         if not plan.pilot:

@@ -12,7 +12,7 @@ from django import forms
 from django.db.models import Count, Q
 
 from annotation.models import Assignment, Clinician, Study
-from annotation.sampling import Sample
+from annotation.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
 from patientagentbench.models import Run, Task, Trace
 from patientagentbench.views.forms import SEED_MAX, RowChoices
@@ -72,6 +72,18 @@ class SampleForm(forms.Form):
         help_text="Runs with finished patient conversations. None ticked: every such run.",
     )
     n_items = forms.IntegerField(label="Number of conversations", min_value=1, max_value=5000)
+    design = forms.ChoiceField(
+        label="How to choose them",
+        required=False,
+        initial=EXTREMES_FIRST,
+        choices=[
+            (EXTREMES_FIRST, "Stratified, extremes first (best for checking the jury)"),
+            (UNIFORM, "Uniform random share (each conversation equally likely)"),
+            (PER_MODEL, "Random, the same number from each model"),
+        ],
+        help_text="Only a random sample supports jury-corrected model means; its inclusion "
+        "probabilities are recorded.",
+    )
     seed = forms.IntegerField(
         initial=1,
         min_value=-SEED_MAX,
@@ -117,6 +129,7 @@ class SampleForm(forms.Form):
             models=data["models"] or None,
             attributes=attributes or None,
             outcome=data["outcome"] or None,
+            design=data.get("design") or EXTREMES_FIRST,
         )
 
 
@@ -157,7 +170,16 @@ class StudyForm(SampleForm):
     )
     instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
-    field_order = ["name", "runs", "n_items", "seed", "models", *FILTERED_ATTRIBUTES, "outcome"]
+    field_order = [
+        "name",
+        "runs",
+        "n_items",
+        "design",
+        "seed",
+        "models",
+        *FILTERED_ATTRIBUTES,
+        "outcome",
+    ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -74,9 +74,10 @@ def _create(request, form: StudyForm) -> Study | None:
         adjudication_threshold=data["adjudication_threshold"],
         instructions=data["instructions"],
     )
-    trace_ids = [int(key) for key in form.sample().keys]
+    sample = form.sample()
+    trace_ids = [int(key) for key in sample.keys]
     try:
-        study = create_study(spec, trace_ids, list(data["clinicians"]), request.user)
+        study = create_study(spec, trace_ids, list(data["clinicians"]), request.user, sample)
     except StudyError as exc:
         form.add_error(None, str(exc))
         return None

@@ -119,6 +119,7 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
         ("research_dashboard_jury", reverse("research_dashboard_jury"), "get"),
         ("research_dashboard_raters", reverse("research_dashboard_raters"), "get"),
         ("research_dashboard_quality", reverse("research_dashboard_quality"), "get"),
+        ("research_dashboard_corrected", reverse("research_dashboard_corrected"), "get"),
         (
             "research_dashboard_planner",
             reverse("research_dashboard_planner") + f"?pilot={study.pk}&items=4&overlaps=2",
