@@ -82,8 +82,13 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=100, help="simulated studies per cell")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--juries", default=",".join(JURIES))
+    parser.add_argument(
+        "--raters", choices=env.RATER_MODES, default=env.RESAMPLED, help="the bootstrap's mode"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    juries = [j for j in args.juries.split(",") if j in JURIES]
     rng = np.random.default_rng(2026)
     started = time.perf_counter()
     truth = truths(rng)
@@ -93,20 +98,25 @@ def main() -> None:
     for kind in JURIES:
         print(f"  {kind:<15}" + "  ".join(f"{f} {truth[kind][f]:+.3f}" for f in FIGURES))
     print(
-        f"\nCoverage of 95% intervals (two-way percentile bootstrap, {args.resamples:,} "
+        f"\nCoverage of 95% intervals (percentile bootstrap, clinicians {args.raters}, "
+        f"{args.resamples:,} "
         f"resamples) and verdict rates, {args.reps} simulated studies per row; pool of "
         f"{POOL} clinicians, 2–4 per item."
     )
     head = f"{'jury':<15}{'items':>6}" + "".join(f"{f[:14]:>16}" for f in FIGURES)
     head += "  " + "  ".join(f"{v.split()[0][:8]:>8}" for v in env.VERDICTS)
     print(head)
-    for kind in JURIES:
+    for kind in juries:
         for items in sizes:
             covered, widths, verdicts = Counter(), {f: [] for f in FIGURES}, Counter()
             for _ in range(args.reps):
                 clinicians, jury = study(items, kind, rng)
                 result = env.envelope(
-                    clinicians, jury, n_resamples=args.resamples, seed=int(rng.integers(1 << 30))
+                    clinicians,
+                    jury,
+                    n_resamples=args.resamples,
+                    seed=int(rng.integers(1 << 30)),
+                    raters=args.raters,
                 )
                 verdicts[result.verdict] += 1
                 for name in FIGURES:

@@ -1,7 +1,7 @@
 """Agreement figures: Krippendorff's worked example, kappa and correlations against their
 libraries and published answers, the four jury modes by hand, half-up rounding, exclusions,
-the vectorised bootstrap equal to the libraries, property tests, the human envelope and the
-study planner."""
+the vectorised bootstrap equal to the libraries, property tests and the command's summary (the
+verdict: test_envelope.py; the planner: test_planning.py)."""
 
 import krippendorff
 import numpy as np
