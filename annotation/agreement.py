@@ -56,6 +56,7 @@ from annotation.envelope import (
     VERDICT_RESAMPLES,
     Envelope,
     clinician_kappa,
+    wilson_interval,
 )
 from annotation.envelope import NOT_ENOUGH as NOT_ENOUGH
 from annotation.envelope import VERDICTS as VERDICTS
@@ -584,11 +585,23 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
         name: _estimate(point, interval, pairs.n_items)
         for name, point, interval in zip(FIGURES, points, intervals, strict=True)
     }
+    for name in ("adjacent", "exact"):
+        figures[name] = _score_bound_at_the_edge(figures[name], pairs.n_items, options)
     if symmetric:
         figures["bias"] = Estimate(
             None, n=pairs.n_items, reason="clinician pairs have no direction"
         )
     return PairwiseStats(pairs.n_items, n_pairs, **figures)
+
+
+def _score_bound_at_the_edge(estimate: Estimate, n_items: int, options: _Options) -> Estimate:
+    """An agreement of exactly 0 or 1 resamples to itself ([1, 1]), which claims certainty no
+    sample has: give it a Wilson score interval on its items instead."""
+    if options.n_resamples <= 0 or estimate.value not in (0.0, 1.0) or n_items < 1:
+        return estimate
+    low, high = wilson_interval(estimate.value, n_items, options.level)
+    method = f"Wilson score interval on {n_items} items (the proportion is at 0 or 1)"
+    return Estimate(estimate.value, low, high, estimate.n, None, method)
 
 
 def _pair_points(

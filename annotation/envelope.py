@@ -488,7 +488,8 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float, float, float]:
 # --- edges: proportions at 0 or 1 ----------------------------------------------------------------
 
 
-def _wilson(p: float, n: int, level: float) -> tuple[float, float]:
+def wilson_interval(p: float, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """Wilson's score interval for a proportion p of n (never [1, 1] at p = 1)."""
     z = stats.norm.ppf(1 - (1 - level) / 2)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
@@ -504,7 +505,10 @@ def _score_bounds_at_the_edges(figures: list[Figure], n: int, level: float) -> l
     if not any(f.value in (0.0, 1.0) for f in (jury, clinicians)):
         return figures
     wilson = f"Wilson score interval on {n} items (the proportion is at 0 or 1)"
-    (l1, u1), (l2, u2) = _wilson(jury.value, n, level), _wilson(clinicians.value, n, level)
+    (l1, u1), (l2, u2) = (
+        wilson_interval(jury.value, n, level),
+        wilson_interval(clinicians.value, n, level),
+    )
     d = jury.value - clinicians.value
     low = d - math.sqrt((jury.value - l1) ** 2 + (u2 - clinicians.value) ** 2)
     high = d + math.sqrt((u1 - jury.value) ** 2 + (clinicians.value - l2) ** 2)
@@ -512,7 +516,9 @@ def _score_bounds_at_the_edges(figures: list[Figure], n: int, level: float) -> l
     if difference.low is not None:  # never narrower than the bootstrap's
         low, high = min(low, difference.low), max(high, difference.high)
     return [
-        _replace(jury, *_wilson(jury.value, n, level), wilson) if jury.value in (0, 1) else jury,
+        _replace(jury, *wilson_interval(jury.value, n, level), wilson)
+        if jury.value in (0, 1)
+        else jury,
         _replace(clinicians, l2, u2, wilson) if clinicians.value in (0, 1) else clinicians,
         _replace(difference, low, high, newcombe),
         *figures[3:],

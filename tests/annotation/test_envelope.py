@@ -256,3 +256,14 @@ def test_the_verdict_repeats_with_its_seed():
     clinicians, jury = population(50, seed=9)
     first = env.envelope(clinicians, jury, seed=3, **FAST).as_dict()
     assert first == env.envelope(clinicians, jury, seed=3, **FAST).as_dict()
+
+
+def test_a_near_perfect_jurys_agreement_with_the_mean_is_never_certain():
+    """Every jury score within 1 of the clinicians' mean: the bootstrap gives [1, 1], which
+    covered a near-perfect jury's true agreement a quarter of the time; Wilson does not."""
+    clinicians, jury = population(40, seed=10, jury="noise_free", noise=0.3)
+    ratings = [Rating(i, c, "d", s) for i, by in clinicians.items() for c, s in by.items()]
+    ratings += [Rating(i, "panel", "d", s, kind="jury") for i, s in jury.items()]
+    adjacent = agreement(ratings, n_resamples=500)["d"].modes["clinician_mean"].adjacent
+    assert adjacent.value == 1
+    assert adjacent.ci_low < 0.95 and adjacent.ci_high == 1 and "Wilson" in adjacent.method
