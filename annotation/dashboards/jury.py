@@ -17,8 +17,10 @@ from annotation.dashboards.common import agree, item_scores, page_summary
 from annotation.dashboards.figures import apply_layout, empty_figure, figure, grid
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
+from annotation.envelope import envelope as envelope_verdict
 from jury.verdicts import STATUS_WORDS
 from ratings.scale import SCORES
+from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
 MODE_LABELS = {
     "every_pair": "every jury–clinician pair",
@@ -32,10 +34,11 @@ MODE_LABELS = {
 
 
 def jury_page(ds: Dataset) -> dict:
-    result = agree(ds.ratings(), ds.filters.margin)
+    ratings = ds.ratings()
+    result = agree(ratings, ds.filters.margin)
     dims = [d for d in ds.dimension_order(result) if result[d]["has_jury"]]
     tables = {
-        "envelope": _envelope_table(ds, result, dims),
+        "envelope": _envelope_table(ds, result, dims, other_tie_rules(ratings, result, dims)),
         "jury": _jury_table(ds, result, dims),
         "modes": _modes_table(ds, result, dims),
         "excluded": _excluded_table(ds, result),
@@ -74,12 +77,50 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
+TIE_CHECK_RESAMPLES = 2_000
+
+
+def other_tie_rules(ratings: list, result: dict, dims: list[str]) -> dict[str, dict[str, str]]:
+    """dimension → {tie rule: verdict} for the rules under which the verdict differs. Only a
+    jury of panel means (2.5) can depend on the rule; whole-score juries are skipped."""
+    scores = agreement.split_by_dimension(ratings)
+    changed: dict[str, dict[str, str]] = {}
+    for key in dims:
+        envelope = result[key]["envelope"]
+        jury = scores[key].jury
+        if (
+            envelope["verdict"] == agreement.NOT_ENOUGH
+            and envelope["n_items"] < envelope["min_items"]
+        ):
+            continue  # too few items under every rule
+        if all(float(v).is_integer() for v in jury.values()):
+            continue
+        for rule in agreement.TIE_RULES:
+            if rule == envelope["tie_rule"]:
+                continue
+            other = envelope_verdict(
+                scores[key].clinicians,
+                jury,
+                margin=envelope["margin"],
+                min_items=envelope["min_items"],
+                n_resamples=TIE_CHECK_RESAMPLES,
+                tie_rule=rule,
+            )
+            if other.verdict != envelope["verdict"]:
+                changed.setdefault(key, {})[rule] = other.verdict
+    return changed
+
+
+def _envelope_table(ds: Dataset, result: dict, dims: list[str], tie_rules: dict) -> dict:
     margin = ds.filters.margin
     rows = []
     for key in dims:
         envelope = result[key]["envelope"]
         verdict = envelope["verdict"]
+        elsewhere = "; ".join(
+            f"{TIE_RULE_WORDS[rule].split(' (')[0]}: {other}"
+            for rule, other in tie_rules.get(key, {}).items()
+        )
         rows.append(
             {
                 "track": ds.track(key),
@@ -93,7 +134,8 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
                 "kappa_difference": envelope["kappa_difference"],
                 "verdict": verdict,
                 "why": envelope["reason"]
-                + (" · at the margin" if envelope["at_the_margin"] else ""),
+                + (" · at the margin" if envelope["at_the_margin"] else "")
+                + (f" · with {elsewhere}" if elsewhere else ""),
             }
         )
     first = next((result[key]["envelope"] for key in dims), None)
@@ -110,7 +152,9 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
         "2.5% per side) and the jury's kappa interval above 0. Below / above: a difference's "
         f"interval wholly beyond −{margin:g} / +{margin:g}. Not enough evidence: fewer than "
         f"{min_items} items, or clinicians' scores that do not vary. At the margin: an endpoint "
-        "within its Monte-Carlo error of the threshold."
+        "within its Monte-Carlo error of the threshold. A panel's mean between two scores meets "
+        f"whole scores {TIE_RULE_WORDS[DEFAULT_TIE_RULE]}; where another tie rule would change "
+        f"a verdict ({TIE_CHECK_RESAMPLES:,} resamples), Why says so."
     )
     columns = [
         ("track", "Track", "text"),

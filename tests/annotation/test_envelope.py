@@ -267,3 +267,26 @@ def test_a_near_perfect_jurys_agreement_with_the_mean_is_never_certain():
     adjacent = agreement(ratings, n_resamples=500)["d"].modes["clinician_mean"].adjacent
     assert adjacent.value == 1
     assert adjacent.ci_low < 0.95 and adjacent.ci_high == 1 and "Wilson" in adjacent.method
+
+
+def test_the_jury_page_says_when_another_tie_rule_would_change_a_panels_verdict():
+    """A two-judge panel half a point above clinicians who agree: halves up put it a whole
+    point above them (kappa falls), halves down on them."""
+    from annotation.dashboards.jury import other_tie_rules
+
+    rng = np.random.default_rng(11)
+    ratings = []
+    for i in range(60):
+        truth = int(rng.integers(1, 5))
+        ratings += [Rating(f"i{i}", c, "d", truth) for c in "ABC"]
+        ratings.append(Rating(f"i{i}", "panel", "d", truth + 0.5, kind="jury"))
+    result = {d: r.as_dict() for d, r in agreement(ratings, verdict_resamples=2000).items()}
+    changed = other_tie_rules(ratings, result, ["d"])
+    default = result["d"]["envelope"]["verdict"]
+    assert changed["d"] and all(verdict != default for verdict in changed["d"].values())
+    assert "half_down" in changed["d"]
+    whole = [
+        r if r.kind != "jury" else Rating(r.item, r.rater, "d", 3, kind="jury") for r in ratings
+    ]
+    result = {d: r.as_dict() for d, r in agreement(whole, verdict_resamples=500).items()}
+    assert other_tie_rules(whole, result, ["d"]) == {}  # whole scores: no rule to change
