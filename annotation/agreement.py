@@ -19,8 +19,8 @@ credit to each neighbour), which every result names. MAE, bias, Pearson and Spea
 mean itself, never rounded.
 
 The verdict — is the jury inside the human envelope? — is `annotation.envelope`'s: adjacent
-agreement and mean pairwise Cohen QWK, the same estimator on both sides, in a two-way
-bootstrap of 10,000 resamples. The clinicians' kappa beside the jury's anywhere is that same
+agreement and mean pairwise Cohen QWK, the same estimator on both sides, in one paired
+bootstrap of 10,000 resamples over items, widened for the sampling of clinicians. The clinicians' kappa beside the jury's anywhere is that same
 mean of pairwise Cohen kappas (pooling both orders of every clinician pair would give a
 Scott-type chance term that runs lower when clinicians differ in leniency).
 

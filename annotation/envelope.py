@@ -13,13 +13,15 @@ way for the jury and for the clinicians, and compared:
   handicapped against the jury. Adjacent agreement alone is not chance-corrected: a jury that
   always answers 3 agrees "adjacently" with most scores while carrying no information.
 
-Uncertainty: one paired percentile bootstrap resamples items **and** clinicians (two-way:
-the clinicians are a sample of clinicians too; a clinician drawn twice is never paired with
-themselves), or items only ("these clinicians only", labelled as such). Every figure of a
-draw comes from the same resample, so the differences are paired. Verdicts use 10,000
-resamples; the Monte-Carlo error of each interval endpoint is the spread of the order
-statistics that could have been that endpoint (a binomial band around its rank), and a verdict
-whose deciding endpoint lies within that error of its threshold is flagged `at the margin`.
+Uncertainty: one paired percentile bootstrap resamples items (every figure of a draw comes
+from the same resample, so the differences are paired), and the clinicians are a sample of
+clinicians too: each interval is widened about its point by a delete-one-clinician jackknife
+of the same figure, so that the variances of items and of clinicians add ("these clinicians
+only", `raters="fixed"`, skips that, labelled as such; so do fewer than 3 clinicians, which
+say so). Verdicts use 10,000 resamples; the Monte-Carlo error of each interval endpoint is
+the spread of the order statistics that could have been that endpoint (a binomial band around
+its rank), and a verdict whose deciding endpoint lies within that error of its threshold is
+flagged `at the margin`. benchmarks/agreement_coverage.py checks the coverage.
 Adjacent agreement at 0 or 1 has no bootstrap spread; it gets a Wilson score interval, and the
 difference Newcombe's hybrid score interval, never [1, 1].
 
@@ -38,6 +40,7 @@ Pure: plain data in, plain data out.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -62,6 +65,8 @@ MIN_ITEMS = 30
 MARGIN = 0.1
 LEVEL = 0.95
 _BATCH = 500  # resamples per block: bounds memory at (block × items × raters)
+# Where each of the six figures can lie (adjacent rates, their difference, kappas, theirs).
+_RANGES = ((0, 1), (0, 1), (-1, 1), (-1, 1), (-1, 1), (-2, 2))
 _VALUES = np.array(SCORES, dtype=float)
 _NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)
 
@@ -184,9 +189,12 @@ def envelope(
     data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule)
     point = _figures(data, np.ones((1, len(items))), np.ones((1, len(names))))[:, 0]
     resampled = len(items) >= 2 and n_resamples > 0
-    draws = _bootstrap(data, n_resamples, seed, raters) if resampled else None
-    method = _method(raters, n_resamples)
-    figures = [_figure(point[k], draws, k, len(items), level, method) for k in range(6)]
+    draws = _bootstrap(data, n_resamples, seed) if resampled else None
+    spread = _clinician_spread(data, raters, lambda m, w: _figures(data, m, w))
+    method = _method(raters, n_resamples, len(names), spread is not None)
+    figures = [
+        _figure(point[k], draws, k, len(items), level, method, _at(spread, k)) for k in range(6)
+    ]
     figures = _score_bounds_at_the_edges(figures, len(items), level)
     verdict, reason, at_margin = _verdict(figures, data, margin, min_items, level)
     return Envelope(
@@ -213,8 +221,10 @@ def clinician_kappa(
     point = _kappas(data, np.ones((1, len(items))), np.ones((1, len(names))))[1]
     draws = None
     if len(items) >= 2 and n_resamples > 0:
-        draws = _blocks(data, n_resamples, seed, raters, lambda m, w: _kappas(data, m, w)[1:2])
-    return _figure(point[0], draws, 0, len(items), level, _method(raters, n_resamples))
+        draws = _blocks(data, n_resamples, seed, lambda m, w: _kappas(data, m, w)[1:2])
+    spread = _clinician_spread(data, raters, lambda m, w: _kappas(data, m, w)[1:2])
+    method = _method(raters, n_resamples, len(names), spread is not None)
+    return _figure(point[0], draws, 0, len(items), level, method, _at(spread, 0))
 
 
 def _no_items(margin, min_items, raters, n_resamples, tie_rule) -> Envelope:
@@ -410,39 +420,57 @@ def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 # --- the bootstrap -------------------------------------------------------------------------------
 
 
-def _method(raters: str, n_resamples: int) -> str:
-    who = (
-        "items and clinicians (two-way)" if raters == RESAMPLED else "items; these clinicians only"
+def _method(raters: str, n_resamples: int, clinicians: int, spread: bool) -> str:
+    items = f"percentile bootstrap over items, {n_resamples:,} resamples"
+    if raters == FIXED:
+        return f"{items}; these clinicians only"
+    if not spread:
+        return f"{items}; these clinicians only ({clinicians} are too few to estimate how clinicians vary)"
+    return (
+        f"{items}, widened for the sampling of clinicians by a delete-one-clinician jackknife "
+        f"({clinicians} clinicians)"
     )
-    return f"percentile bootstrap over {who}, {n_resamples:,} resamples"
 
 
-def _blocks(data: _Data, n_resamples: int, seed: int, raters: str, compute) -> np.ndarray:
-    """`compute(m, w)` over `n_resamples` draws of items (and clinicians), a block at a time."""
+def _blocks(data: _Data, n_resamples: int, seed: int, compute) -> np.ndarray:
+    """`compute(m, w)` over `n_resamples` draws of items, a block at a time."""
     rng = np.random.default_rng(seed)
     n, r = data.scores.shape
     out = []
     for start in range(0, n_resamples, _BATCH):
         size = min(_BATCH, n_resamples - start)
-        m = _draw(rng, size, n)
-        w = _draw_raters(rng, size, r) if raters == RESAMPLED else np.ones((size, r))
-        out.append(compute(m, w))
+        out.append(compute(_draw(rng, size, n), np.ones((size, r))))
     return np.concatenate(out, axis=1)
 
 
-def _bootstrap(data: _Data, n_resamples: int, seed: int, raters: str) -> np.ndarray:
-    return _blocks(data, n_resamples, seed, raters, lambda m, w: _figures(data, m, w))
+def _bootstrap(data: _Data, n_resamples: int, seed: int) -> np.ndarray:
+    return _blocks(data, n_resamples, seed, lambda m, w: _figures(data, m, w))
 
 
-def _draw_raters(rng: np.random.Generator, size: int, r: int) -> np.ndarray:
-    """Clinician draws with at least 2 distinct clinicians (drawn again until so): a draw of
-    one clinician repeated has no clinician pair, so no clinicians' figure to compare with."""
-    w = _draw(rng, size, r)
-    if r < 2:
-        return w
-    while (lone := (w > 0).sum(axis=1) < 2).any():
-        w[lone] = _draw(rng, int(lone.sum()), r)
-    return w
+def _clinician_spread(data: _Data, raters: str, compute) -> np.ndarray | None:
+    """Per figure, the delete-one-clinician jackknife variance: how much the figure would move
+    with other clinicians. None with clinicians fixed, or fewer than 3 of them (leaving one
+    of 2 out leaves no pair).
+
+    Why a jackknife and not clinicians resampled with replacement: each item has only a few
+    of the clinicians, so a bootstrap draw that misses some of them strips items of their
+    pairs; with 5 clinicians that doubled the variance and intervals covered ~100% (the
+    interaction of item and clinician counted several times, as Owen 2007 shows for the
+    two-way bootstrap). The jackknife counts it once more than it should, so it stays on
+    the safe side without swamping the items' own spread."""
+    r = data.scores.shape[1]
+    if raters == FIXED or r < 3:
+        return None
+    n = data.scores.shape[0]
+    left_out = compute(np.ones((r, n)), np.ones((r, r)) - np.eye(r))  # (figures, r)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centred = left_out - np.nanmean(left_out, axis=1, keepdims=True)
+        return (r - 1) / r * np.nansum(centred**2, axis=1)
+
+
+def _at(spread: np.ndarray | None, k: int) -> float | None:
+    return None if spread is None or not np.isfinite(spread[k]) else float(spread[k])
 
 
 def _draw(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
@@ -451,7 +479,7 @@ def _draw(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
     return np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(float)
 
 
-def _figure(point, draws, k, n_items, level, method) -> Figure:
+def _figure(point, draws, k, n_items, level, method, clinician_var=None) -> Figure:
     value = None if not np.isfinite(point) else float(point)
     if value is None:
         return Figure(None, n_items=n_items, reason="undefined: no pair of raters varies")
@@ -464,6 +492,15 @@ def _figure(point, draws, k, n_items, level, method) -> Figure:
     if len(resampled) < 0.9 * draws.shape[1]:
         return Figure(value, n_items=n_items, reason="no interval: most resamples undefined")
     low, high, error = _percentile(resampled, level)
+    item_var = float(np.var(resampled))
+    if clinician_var and item_var > 0:
+        # Widen about the point, keeping the percentile interval's shape: the variance of
+        # items and that of clinicians add.
+        factor = math.sqrt(1 + clinician_var / item_var)
+        floor, ceiling = _RANGES[k]
+        low = max(floor, value + factor * (low - value))
+        high = min(ceiling, value + factor * (high - value))
+        error *= factor
     return Figure(value, low, high, n_items, method, error)
 
 

@@ -98,7 +98,7 @@ def main() -> None:
     for kind in JURIES:
         print(f"  {kind:<15}" + "  ".join(f"{f} {truth[kind][f]:+.3f}" for f in FIGURES))
     print(
-        f"\nCoverage of 95% intervals (percentile bootstrap, clinicians {args.raters}, "
+        f"\nCoverage of 95% intervals (percentile bootstrap over items, clinicians {args.raters}, "
         f"{args.resamples:,} "
         f"resamples) and verdict rates, {args.reps} simulated studies per row; pool of "
         f"{POOL} clinicians, 2–4 per item."

@@ -173,7 +173,7 @@ def test_verdicts_use_10000_resamples_and_give_their_monte_carlo_error_and_metho
     assert result.n_resamples == 10_000
     for figure in (result.adjacent_difference, result.kappa_difference, result.jury_kappa):
         assert 0 < figure.mc_error < 0.02
-        assert "two-way" in figure.method and "10,000" in figure.method
+        assert "jackknife (6 clinicians)" in figure.method and "10,000" in figure.method
     fixed = env.envelope(clinicians, jury, raters=env.FIXED, **FAST)
     assert "these clinicians only" in fixed.kappa_difference.method
 
@@ -290,3 +290,22 @@ def test_the_jury_page_says_when_another_tie_rule_would_change_a_panels_verdict(
     ]
     result = {d: r.as_dict() for d, r in agreement(whole, verdict_resamples=500).items()}
     assert other_tie_rules(whole, result, ["d"]) == {}  # whole scores: no rule to change
+
+
+def test_clinicians_are_a_sample_too_intervals_widen_for_them_unless_fixed():
+    clinicians, jury = population(120, seed=12)
+    sampled = env.envelope(clinicians, jury, **FAST)
+    fixed = env.envelope(clinicians, jury, raters=env.FIXED, **FAST)
+    for name in ("adjacent_difference", "kappa_difference", "clinician_kappa"):
+        wide, narrow = getattr(sampled, name), getattr(fixed, name)
+        assert wide.value == narrow.value
+        assert wide.low <= narrow.low and wide.high >= narrow.high, name
+        assert (wide.high - wide.low) > (narrow.high - narrow.low), name
+    two = {i: dict(list(s.items())[:2]) for i, s in clinicians.items()}
+    names = {c for s in two.values() for c in s}
+    assert len(names) > 2  # the test's own check: trimming items keeps several clinicians
+    few = {
+        i: {("A" if n == 0 else "B"): v for n, v in enumerate(s.values())} for i, s in two.items()
+    }
+    alone = env.envelope(few, jury, **FAST)
+    assert "too few to estimate how clinicians vary" in alone.kappa_difference.method

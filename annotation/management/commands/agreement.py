@@ -81,7 +81,8 @@ class Command(BaseCommand):
         "vs the clinicians' mean; the same leaving out clinicians more than 1 or 2 from that "
         "mean), and the human-envelope verdict: inside, below, above, inconclusive or not "
         "enough evidence, from adjacent agreement and mean pairwise Cohen kappa compared in "
-        "one two-way bootstrap over items and clinicians (docs/agreement.md). Each figure has "
+        "one paired bootstrap over items, widened for the sampling of clinicians by a "
+        "delete-one-clinician jackknife (docs/agreement.md). Each figure has "
         "a 95% bootstrap interval. The CSV has the columns "
         "item,rater,dimension,score (rater 'jury' marks jury rows; an empty score or 'na' is "
         "not applicable), or is export_scores output (conversation,rater_kind,rater,...; judge "
@@ -313,7 +314,11 @@ def _panel_rows(read: _Read, panel: str) -> list[Rating]:
 
 
 def _notes(read: _Read, options: dict) -> list[str]:
-    who = "items and clinicians (two-way)" if options["raters"] == RESAMPLED else "items only"
+    who = (
+        "items, widened by a delete-one-clinician jackknife"
+        if options["raters"] == RESAMPLED
+        else "items; these clinicians only"
+    )
     notes = [
         f"Intervals: {LEVEL:.0%} bootstrap over items (BCa; percentile where BCa is "
         f"undefined), {options['resamples']} resamples, seed {options['seed']}.",
