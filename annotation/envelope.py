@@ -313,12 +313,27 @@ def _figures(data: _Data, m: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _adjacent(data: _Data, m: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: the share of the jury's pairs with the item's drawn clinicians that are
-    adjacent, and the same over ordered pairs of distinct clinicians (weight w_a · w_b, so a
-    clinician drawn twice is never paired with themselves); then the item mean over the drawn
-    items on which both are defined (the same items on both sides)."""
-    w = w.astype(np.float32)  # draw counts: small whole numbers, exact in float32
-    weights = w[:, data.rater]  # (B, M): each rating as often as its clinician was drawn
+    """Per item: the share of the jury's pairs with the item's clinicians that are adjacent,
+    and the same over ordered pairs of distinct clinicians (clinician r weighted w_r, pairs
+    w_a · w_b); then the item mean over the drawn items on which both are defined (the same
+    items on both sides)."""
+    # In the items' bootstrap every clinician counts once in every draw, so the per-item
+    # rates are one row shared by all draws; the clinicians' jackknife has a row per draw.
+    rows = w[:1] if np.all(w == 1) else w
+    jury_rate, clinician_rate = _item_rates(data, rows)  # (1 or B, N)
+    defined = np.isfinite(jury_rate) & np.isfinite(clinician_rate)
+    weight = m * defined
+    total = weight.sum(axis=1)
+    with np.errstate(all="ignore"):
+        jury = (np.where(defined, jury_rate, 0) * weight).sum(axis=1) / total
+        clinicians = (np.where(defined, clinician_rate, 0) * weight).sum(axis=1) / total
+    return jury, clinicians
+
+
+def _item_rates(data: _Data, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(len(w), N) jury and clinician adjacency rates per item under clinician weights w."""
+    w = w.astype(np.float32)  # weights: small whole numbers, exact in float32
+    weights = w[:, data.rater]  # (B, M): each rating as often as its clinician counts
     ratings = len(data.rater)
     drawn = _per_item(weights, data.rating_starts, ratings)
     jury_near = _per_item(weights * data.jury_near, data.rating_starts, ratings)
@@ -332,13 +347,7 @@ def _adjacent(data: _Data, m: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np
     with np.errstate(all="ignore"):
         jury_rate = jury_near / np.where(drawn > 0, drawn, np.nan)
         clinician_rate = near_pairs / np.where(pairs > 0, pairs, np.nan)
-    defined = np.isfinite(jury_rate) & np.isfinite(clinician_rate)
-    weight = m * defined
-    total = weight.sum(axis=1)
-    with np.errstate(all="ignore"):
-        jury = (np.where(defined, jury_rate, 0) * weight).sum(axis=1) / total
-        clinicians = (np.where(defined, clinician_rate, 0) * weight).sum(axis=1) / total
-    return jury, clinicians
+    return jury_rate, clinician_rate
 
 
 def _pair_sums(data: _Data, m: np.ndarray) -> np.ndarray:
