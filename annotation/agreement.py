@@ -841,18 +841,6 @@ def ordinal_distances(marginals: np.ndarray) -> np.ndarray:
     return np.where(_AT_OR_ABOVE_DIAGONAL, upper, np.swapaxes(upper, -1, -2))
 
 
-# --- the planner's envelope counts --------------------------------------------------------------
-
-
-def envelope_rates(sums: np.ndarray) -> np.ndarray:
-    """(jury adjacent, clinician adjacent, difference) from summed counts of (adjacent jury
-    pairs, jury pairs, adjacent clinician pairs, clinician pairs): the study planner's
-    simulated envelope (`annotation.planning`)."""
-    jury = sums[..., 0] / sums[..., 1]
-    clinicians = sums[..., 2] / sums[..., 3]
-    return np.stack([jury, clinicians, jury - clinicians], axis=-1)
-
-
 # --- the bootstrap -------------------------------------------------------------------------------
 
 

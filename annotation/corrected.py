@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats
 
+from jury.aggregate import wilson
 from ratings.scale import PASS_THRESHOLD
 
 LEVEL = 0.95
@@ -191,12 +192,10 @@ def clinicians_only(
 def _wilson(share: float, w: np.ndarray, n: int, weighted: str) -> Estimate:
     """Wilson's score interval, at Kish's effective size when the weights differ."""
     size = float(w.sum() ** 2 / np.sum(w**2))
-    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
-    centre = (share + z**2 / (2 * size)) / (1 + z**2 / size)
-    half = z * math.sqrt(share * (1 - share) / size + z**2 / (4 * size**2)) / (1 + z**2 / size)
+    low, high = wilson(share * size, size, LEVEL)
     se = math.sqrt(share * (1 - share) / size)
     interval = f"Wilson interval, n = {n}" + (f" (Kish {size:.1f}){weighted}" if weighted else "")
-    return _finish(CLINICIANS_ONLY, share, se, (centre - half, centre + half), n, n, interval, True)
+    return _finish(CLINICIANS_ONLY, share, se, (low, high), n, n, interval, True)
 
 
 def prediction_powered(

@@ -46,8 +46,8 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from jury.aggregate import wilson
 from ratings.scale import SCORES
 from ratings.ties import DEFAULT_TIE_RULE, score_shares
 
@@ -118,10 +118,6 @@ class Envelope:
     n_resamples: int
     tie_rule: str
 
-    @property
-    def difference(self) -> Figure:  # the adjacent difference, as older callers name it
-        return self.adjacent_difference
-
     def as_dict(self) -> dict[str, Any]:
         figures = (
             "jury_adjacent",
@@ -135,7 +131,6 @@ class Envelope:
             "n_items": self.n_items,
             "n_clinicians": self.n_clinicians,
             **{name: getattr(self, name).as_dict() for name in figures},
-            "difference": self.adjacent_difference.as_dict(),
             "margin": self.margin,
             "min_items": self.min_items,
             "verdict": self.verdict,
@@ -536,10 +531,7 @@ def _percentile(values: np.ndarray, level: float) -> tuple[float, float, float]:
 
 def wilson_interval(p: float, n: int, level: float = LEVEL) -> tuple[float, float]:
     """Wilson's score interval for a proportion p of n (never [1, 1] at p = 1)."""
-    z = stats.norm.ppf(1 - (1 - level) / 2)
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return wilson(p * n, n, level)
 
 
 def _score_bounds_at_the_edges(figures: list[Figure], n: int, level: float) -> list[Figure]:

@@ -9,7 +9,6 @@ that recommendations reach their target on fresh studies."""
 
 import random
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,26 +16,9 @@ from hypothesis import strategies as st
 from annotation import planning
 from annotation.agreement import Rating
 from annotation.planning import plan_study
+from tests.annotation.test_agreement import simulated
 
 FAST = {"n_sim": 40, "n_boot": 80, "pilot_resamples": 8}
-
-
-def simulated(items=40, clinicians="ABC", seed=0, dimensions=("safety",), jury_noise=1):
-    """Clinicians and a jury scoring around each item's true score."""
-    rng = np.random.default_rng(seed)
-    ratings = []
-    for dimension in dimensions:
-        for item in range(items):
-            truth = int(rng.integers(1, 6))
-
-            def near(noise, truth=truth):
-                return int(np.clip(truth + rng.integers(-noise, noise + 1), 1, 5))
-
-            ratings += [Rating(f"i{item:03d}", c, dimension, near(1)) for c in clinicians]
-            ratings.append(
-                Rating(f"i{item:03d}", "panel", dimension, near(jury_noise), kind="jury")
-            )
-    return ratings
 
 
 def flat(items=40, dimension="tone"):
