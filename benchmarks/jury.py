@@ -46,16 +46,16 @@ def main() -> None:
         DATABASE_URL=recreate_database(BENCH_DB),
         CELERY_BROKER_URL=BROKER,
         PAB_VAR_DIR=var_dir,
-        DJANGO_SETTINGS_MODULE="patientagentbench.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
     )
     import django
 
     django.setup()
     from django.core.management import call_command
 
+    from config.celery import app
     from jury.models import Judge, Panel, Verdict
     from jury.scoring import launch_jury, progress
-    from patientagentbench.celery import app
     from patientagentbench.models import ModelConfig
     from ratings.rubric import cached_rubric
     from tests.fakes.llm_server import FakeLLMServer
@@ -121,7 +121,7 @@ def main() -> None:
 
 def demo_conversations():
     """seed_demo's scenario run: the same case set, agents and repetitions, run inline."""
-    from patientagentbench.management.commands.seed_demo import (
+    from patientagentbench.demo import (
         DEMO_CASE_COUNT,
         DEMO_CASE_SEED,
         DEMO_CASE_SET,

@@ -105,7 +105,7 @@ def gunicorn(workers: int, log_path: Path):
     port = free_port()
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "patientagentbench.wsgi",
+        "config.wsgi",
         f"--workers={workers}",
         f"--bind=127.0.0.1:{port}",
         "--log-level=warning",
@@ -716,7 +716,7 @@ def main() -> int:
         fresh_database(f"pab_load_{os.getpid()}") as database_url,
     ):
         os.environ.update(
-            DJANGO_SETTINGS_MODULE="patientagentbench.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
             DATABASE_URL=database_url,
             PAB_VAR_DIR=var_dir,
             DEBUG="false",

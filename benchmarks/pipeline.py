@@ -67,7 +67,7 @@ def main() -> None:
         DATABASE_URL=recreate_database(),
         CELERY_BROKER_URL=BROKER,
         PAB_VAR_DIR=var_dir,
-        DJANGO_SETTINGS_MODULE="patientagentbench.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PROVIDER_CONCURRENCY="0",
         # The stub's HTTP client logs every request at INFO; the workers log at WARNING too.
         LOG_LEVEL="WARNING",
@@ -77,7 +77,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from patientagentbench.celery import app
+    from config.celery import app
     from patientagentbench.models import ModelConfig, Suite
     from patientagentbench.runs.execution import progress
     from patientagentbench.runs.launch import launch_run
@@ -252,7 +252,7 @@ def cpu_snapshot(workers: list[subprocess.Popen]) -> CpuSnapshot:
 
 
 def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Popen]:
-    from patientagentbench.celery import worker_argv
+    from config.celery import worker_argv
 
     log = open(Path(var_dir) / "workers.log", "w")  # noqa: SIM115 - lives as long as they do
     return [

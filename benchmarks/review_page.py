@@ -56,7 +56,7 @@ def main() -> None:
         DATABASE_URL=f"sqlite:///{var_dir / 'db.sqlite3'}",
         CELERY_BROKER_URL="filesystem://",
         CACHE_URL="",
-        DJANGO_SETTINGS_MODULE="patientagentbench.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         LOG_LEVEL="WARNING",
     )
     import django

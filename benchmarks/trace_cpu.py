@@ -328,7 +328,7 @@ def main() -> None:
     var_dir = tempfile.mkdtemp(prefix="pab-trace-cpu-")
     env = {
         "PAB_VAR_DIR": var_dir,
-        "DJANGO_SETTINGS_MODULE": "patientagentbench.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DEBUG": "true" if args.debug else "false",
         "SECRET_KEY": "trace-cpu-bench",
         "LOG_LEVEL": "WARNING",

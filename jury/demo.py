@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from jury.models import Judge, JuryRun, Panel
 from jury.scoring import execute_inline, launch_jury
-from patientagentbench.management.commands.seed_demo import DEMO_SCENARIO_LABEL
+from patientagentbench.demo import DEMO_SCENARIO_LABEL
 from patientagentbench.models import ModelConfig, Run
 
 PANEL = "sim-jury"

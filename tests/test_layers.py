@@ -1,5 +1,5 @@
 """The architecture, enforced: imports point one way (sandbox ← pure packages ← the Django
-pipeline ← jury ← annotation, with ratings under jury and annotation only), the pipeline's
+pipeline ← jury ← annotation ← config, the project shell; ratings under jury and annotation only), the pipeline's
 subpackages sit on ordered floors, and no module imports itself through a circle.
 
 Every import is read from the source with `ast`, function-level ones included, so a cycle
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP_PACKAGES = ("patientagentbench", "sandbox", "ratings", "jury", "annotation")
+TOP_PACKAGES = ("patientagentbench", "sandbox", "ratings", "jury", "annotation", "config")
 
 # Plain modules on plain data: no Django, no database, testable in isolation. The README's
 # layout says which; `test_the_readme_and_this_list_agree` keeps the two the same.
@@ -65,8 +65,6 @@ PIPELINE_FLOORS = (
         "env",
         "cache",
         "log_filters",
-        "database_down",
-        "login_throttle",
         "roles",
         "extensions",
         "prompts",
@@ -79,9 +77,9 @@ PIPELINE_FLOORS = (
     ("results",),  # scoring per trace, cells, the cached analysis
     ("runs",),  # launch, execution, claims, workers
     ("suites", "interchange"),  # install and play suites; formats in and out
-    ("views", "templatetags", "backups", "celery"),  # pages, backups, the Celery app
-    ("management",),  # the CLI, which drives all of them
-    ("", "apps", "settings", "urls", "wsgi"),  # the project shell: the package, its wiring
+    ("views", "templatetags"),  # pages
+    ("management", "demo"),  # the CLI and the demo data, which drive all of them
+    ("", "apps"),  # the package itself
 )
 # Imports that run up the floors on purpose; each says why and what would remove it.
 PIPELINE_UPWARD = {
@@ -166,6 +164,10 @@ def forbidden(importer: str, imported: str) -> str | None:
         (
             within(importer, "jury") and within(imported, "annotation"),
             "jury never imports annotation",
+        ),
+        (
+            not within(importer, "config") and within(imported, "config"),
+            "no app imports the project shell (config/): it stands on all of them",
         ),
         (
             within(importer, "annotation") and any(within(imported, m) for m in RUN_MACHINERY),
@@ -294,14 +296,9 @@ NAME_RANKS = {"sandbox": 0, "ratings": 0, "patientagentbench": 1, "jury": 2, "an
 SHELL = "project shell"
 APP_LABELS = ("patientagentbench", "sandbox", "jury", "annotation")
 
-# The project shell wires every app together, so it may name every app. Each entry says why.
-SHELL_MODULES = {
-    "patientagentbench.settings": "INSTALLED_APPS lists every app",
-    "patientagentbench.urls": "mounts every app's urlconf (include)",
-    "patientagentbench.backups": "a backup holds every app's tables (PROJECT_APPS)",
-    "patientagentbench.management.commands.seed_demo": "`make demo` seeds every installed app "
-    "(call_command seed_review_demo / seed_jury_demo, after apps.is_installed)",
-}
+# The project shell (config/: settings, URLs, the Celery app, WSGI, middleware, backups and the
+# one demo seeder) wires every app together, so it may import and name every app.
+SHELL_PACKAGE = "config"
 # Templates live in templates/<folder>/; each folder belongs to one layer. "" is the top level:
 # base.html (the site frame, whose menu links every app) and the error pages.
 TEMPLATE_LAYERS = {
@@ -420,7 +417,7 @@ def name_violations(users: dict[str, tuple[str | None, set[tuple[str, str]]]], o
 def project_name_users() -> dict[str, tuple[str | None, set[tuple[str, str]]]]:
     users = {}
     for name, (path, _imports) in project_modules().items():
-        layer = SHELL if name in SHELL_MODULES else name.split(".")[0]
+        layer = SHELL if within(name, SHELL_PACKAGE) else name.split(".")[0]
         users[name] = (layer, names_in_python(path.read_text()))
     for path in sorted((ROOT / "templates").rglob("*.html")):
         relative = path.relative_to(ROOT / "templates").as_posix()
@@ -514,8 +511,11 @@ def test_every_template_folder_has_a_layer():
     assert unplaced == [], "add their folder to TEMPLATE_LAYERS"
 
 
-def test_the_shell_list_names_real_modules():
-    assert set(SHELL_MODULES) <= set(project_modules())
+def test_the_shell_holds_the_wiring():
+    modules = project_modules()
+    wiring = ("settings", "urls", "celery", "wsgi", "backups", "management.commands.seed_demo")
+    assert [w for w in wiring if f"{SHELL_PACKAGE}.{w}" not in modules] == []
+    assert [m for m in modules if m.startswith("patientagentbench.settings")] == []
 
 
 def test_the_owners_are_read_from_django():
@@ -525,8 +525,9 @@ def test_the_owners_are_read_from_django():
     assert owners.urls["review_home"] == owners.urls["research_studies"] == "annotation"
     assert owners.urls["login"] == "django"
     assert owners.commands["install_suites"] == "patientagentbench"
-    assert owners.commands["seed_jury_demo"] == "jury"
-    assert owners.commands["seed_review_demo"] == "annotation"
+    assert owners.commands["run_jury"] == "jury"
+    assert owners.commands["export_study"] == "annotation"
+    assert owners.commands["seed_demo"] == owners.commands["serve"] == "config"
 
 
 def test_the_readme_and_this_list_agree():
@@ -582,6 +583,10 @@ def test_views_ask_a_function_to_enqueue():
         ("patientagentbench.runs.launch", "from patientagentbench.views import runs"),
         ("patientagentbench.results.study", "from patientagentbench.suites.playing import play"),
         ("patientagentbench.providers.openai_chat", "from ..simulated import agent"),
+        # the shell stands on every app; none stands on it
+        ("patientagentbench.runs.execution", "from config.celery import app"),
+        ("annotation.views", "from config import settings"),
+        ("jury.demo", "from config.management.commands.seed_demo import X"),
     ],
 )
 def test_an_upward_import_is_caught(importer, source):
@@ -602,6 +607,8 @@ def test_allowed_imports_pass():
         "patientagentbench.views.home": "from patientagentbench import extensions",
         "patientagentbench.providers.factory": "from patientagentbench.simulated.agent import A",
         "patientagentbench.results.study": "from patientagentbench.suites.install import X",
+        "config.management.commands.seed_demo": "from annotation.demo import seed_review_demo",
+        "config.celery": "from patientagentbench.runs.reconnect import ResendAfterReconnect",
     }
     fake = {
         name: (Path("fake.py"), imports_of(source, name, False)) for name, source in allowed.items()
@@ -654,14 +661,14 @@ def test_an_upward_name_in_a_template_is_caught(user, layer, text):
         ("patientagentbench.views.home", 'return redirect("review_home")'),
         ("patientagentbench.views.runs", 'url = reverse("jury_run", args=[1])'),
         ("patientagentbench.views.runs", 'URL = reverse_lazy("research_studies")'),
-        ("patientagentbench.management.commands.x", 'call_command("seed_jury_demo")'),
+        ("patientagentbench.management.commands.x", 'call_command("run_jury")'),
         ("patientagentbench.views.runs", 'return render(request, "jury/panel.html", {})'),
         ("patientagentbench.results.cells", 'if apps.is_installed("annotation"): pass'),
         ("patientagentbench.results.cells", 'APPS = ("patientagentbench", "jury")'),
         ("patientagentbench.results.cells", 'APPS = ["sandbox", "annotation"]'),
         ("patientagentbench.views.runs", 'path("j/", include("jury.urls"))'),
         ("jury.views", 'return redirect("review_home")'),
-        ("jury.management.commands.seed_jury_demo", 'call_command("seed_review_demo")'),
+        ("jury.management.commands.run_jury", 'call_command("export_study")'),
         ("jury.views", 'Verdict = apps.get_model("annotation.Submission")'),
     ],
 )
@@ -694,7 +701,7 @@ def test_allowed_names_pass():
             "patientagentbench",
             names_in_python('redirect("run_list")\nredirect(url_name)\ncall_command("dumpdata")'),
         ),
-        "patientagentbench.backups": (SHELL, names_in_python('APPS = ("jury", "annotation")')),
+        "config.backups": (SHELL, names_in_python('APPS = ("jury", "annotation")')),
         "annotation.views.research_dashboards": (
             "annotation",
             names_in_python('redirect("jury_home")\ncall_command("install_suites")'),

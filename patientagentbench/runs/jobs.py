@@ -414,7 +414,7 @@ def wait_for(kind: JobKind, batch, stdout, stderr, draw: Callable[[dict], None])
     if batch.is_active and not worker_appears(NO_WORKER_GRACE_S):
         stderr.write(
             f"No Celery worker is running, so {kind.batch_noun} {batch.pk} stays queued. Start "
-            "one with `celery -A patientagentbench worker` (or `make demo`), then wait again."
+            "one with `celery -A config worker` (or `make demo`), then wait again."
         )
         sys.exit(2)
     reported_lost = 0
@@ -445,7 +445,7 @@ def stuck_message(kind: JobKind, batch_id: int, counts: dict, lost: int) -> str:
     return (
         f"No Celery worker is reporting, so {kind.batch_noun} {batch_id} is stuck: "
         f"{counts['queued']} queued and {counts['running']} running {kind.noun}(s)"
-        f"{held_by_lost}. Start a worker (`celery -A patientagentbench worker` or `make demo`): "
+        f"{held_by_lost}. Start a worker (`celery -A config worker` or `make demo`): "
         f"it takes lost {kind.noun}s back and finishes the {kind.batch_noun}. `manage.py "
         f"{kind.resume_command} {batch_id}` queues them again at once."
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from patientagentbench.celery import app as celery_app
+from config.celery import app as celery_app
 from tests.conftest import PASSWORD
 from tests.services import IN_CI
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from patientagentbench.celery import worker_argv
+from config.celery import worker_argv
 from patientagentbench.models import Run, Trace
 from patientagentbench.runs.execution import execute_trace_job, progress
 from patientagentbench.runs.launch import launch_run

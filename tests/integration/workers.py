@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from patientagentbench.celery import worker_argv
+from config.celery import worker_argv
 from patientagentbench.models import Run, Trace, WorkerHeartbeat
 from patientagentbench.runs.execution import progress
 from tests.services import IN_CI, require_services

@@ -1,5 +1,5 @@
 """The jury's commands: run_jury (exit codes as run_benchmark), add_judge / add_panel,
-import_evaluations, export_scores, seed_jury_demo."""
+import_evaluations, export_scores; and the jury's demo seeder."""
 
 import csv
 import json
@@ -9,9 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from jury.demo import JUDGES, PANEL
+from jury.demo import JUDGES, PANEL, seed_jury_demo
 from jury.models import Judge, JuryRun, Panel, Verdict
-from patientagentbench.management.commands.seed_demo import DEMO_SCENARIO_LABEL
+from patientagentbench.demo import DEMO_SCENARIO_LABEL
 from patientagentbench.models import ModelConfig, Run
 from ratings.rubric import cached_rubric
 from tests.analysis.paths import GOLDEN
@@ -182,14 +182,12 @@ def test_export_scores_csv_and_parquet(two_model_run, sim_panel, tmp_path):
 
 def test_seed_jury_demo_scores_the_demo_run_once(two_model_run):
     Run.objects.filter(pk=two_model_run.pk).update(label=DEMO_SCENARIO_LABEL)
-    out = StringIO()
-    call_command("seed_jury_demo", stdout=out)
+    seed_jury_demo()
     panel = Panel.objects.get(name=PANEL)
     assert sorted(j.name for j in panel.judges.all()) == list(JUDGES)
     assert all(j.model.is_simulated for j in panel.judges.all())
     count = Verdict.objects.filter(panel=panel).count()
     assert count == two_model_run.traces.count() * 3 * SCORED * 2  # two repetitions
-    call_command("seed_jury_demo", stdout=out)
-    assert "already scored" in out.getvalue()
+    assert "already scored" in seed_jury_demo()
     assert Verdict.objects.filter(panel=panel).count() == count
     assert JuryRun.objects.count() == 1

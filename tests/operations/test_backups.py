@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from patientagentbench.backups import MANIFEST_FILE, manifest
+from config.backups import MANIFEST_FILE, manifest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import override_settings
 from django.urls import reverse
 
-from patientagentbench.celery import app as celery_app
+from config.celery import app as celery_app
 from patientagentbench.models import CaseSetJob, Run, Trace
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.runs.workers import resend_queued_jobs

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from patientagentbench.celery import app
+from config.celery import app
 from patientagentbench.conversation import EndConversation, EndReason
 from patientagentbench.models import Run, Trace, WorkerHeartbeat
 from patientagentbench.runs import execution, jobs, workers
@@ -338,7 +338,7 @@ def test_deliveries_survive_a_lost_worker():
 def test_a_redis_broker_gets_a_visibility_timeout_longer_than_the_longest_job(monkeypatch):
     import importlib
 
-    import patientagentbench.settings as project_settings
+    import config.settings as project_settings
 
     monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/9")
     try:

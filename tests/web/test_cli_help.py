@@ -13,7 +13,7 @@ import pytest
 from django.core.management import ManagementUtility
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("patientagentbench", "annotation", "jury")
+APPS = ("patientagentbench", "annotation", "jury", "config")
 COMMANDS = sorted(
     (app, path.stem)
     for app in APPS
@@ -37,7 +37,7 @@ def help_of(command: str, capsys, monkeypatch) -> str:
 
 def test_the_commands_are_found():
     names = {name for _app, name in COMMANDS}
-    assert {"run_benchmark", "seed_demo", "export_study", "seed_review_demo"} <= names
+    assert {"run_benchmark", "seed_demo", "export_study", "serve"} <= names
 
 
 @pytest.mark.parametrize(("app", "command"), COMMANDS)

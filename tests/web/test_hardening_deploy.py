@@ -63,7 +63,7 @@ def settings_in(env: dict[str, str], *names: str) -> dict:
     os.environ.clear()
     os.environ.update(env)
     try:
-        spec = importlib.util.find_spec("patientagentbench.settings")
+        spec = importlib.util.find_spec("config.settings")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     finally:
@@ -138,7 +138,7 @@ print(json.dumps(answers))
 
 
 def answers(env: dict[str, str]) -> dict:
-    env = env | {"DJANGO_SETTINGS_MODULE": "patientagentbench.settings"}
+    env = env | {"DJANGO_SETTINGS_MODULE": "config.settings"}
     result = run(["-c", REQUEST_AS_A_CLIENT], env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])

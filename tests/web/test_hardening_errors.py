@@ -24,7 +24,7 @@ def _fine(request):
 urlpatterns = [
     path("test-boom/", _boom),
     path("test-fine/", _fine),
-    path("", include("patientagentbench.urls")),
+    path("", include("config.urls")),
 ]
 
 

@@ -214,7 +214,7 @@ def test_no_secret_key_refuses_to_start_without_debug():
         [
             sys.executable,
             "-c",
-            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='patientagentbench.settings'; django.setup()",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
         ],
         env=env,
         capture_output=True,

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import override_settings
 from django.urls import reverse
 
-import patientagentbench.settings as project_settings
+import config.settings as project_settings
 
 PRODUCTION_HASHERS = getattr(project_settings, "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS)
 

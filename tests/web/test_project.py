@@ -21,7 +21,7 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
         "SECRET_KEY": "x" * 64 + "-production-like-key-value",
         "ALLOWED_HOSTS": "pab.example.org",
         "PAB_VAR_DIR": str(tmp_path),
-        "DJANGO_SETTINGS_MODULE": "patientagentbench.settings",  # not the tests' settings
+        "DJANGO_SETTINGS_MODULE": "config.settings",  # not the tests' settings
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set for Playwright in tests only
     result = subprocess.run(

@@ -405,7 +405,7 @@ def test_the_embedded_broker_logs_no_hostname_warning(tmp_path):
     env["PAB_VAR_DIR"] = str(tmp_path)
     script = (
         "import django, logging; django.setup(); logging.basicConfig();"
-        "from patientagentbench.celery import app;"
+        "from config.celery import app;"
         "from patientagentbench.runs.execution import execute_trace_job;"
         "execute_trace_job.delay(0);"
         "print(app.conf.broker_url)"
@@ -415,7 +415,7 @@ def test_the_embedded_broker_logs_no_hostname_warning(tmp_path):
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "patientagentbench.settings"},
+        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
         timeout=120,
     )
     assert result.returncode == 0, result.stderr

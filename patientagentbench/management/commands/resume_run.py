@@ -29,5 +29,5 @@ class Command(BaseCommand):
         if run.is_active and not worker_alive():
             self.stderr.write(
                 "No Celery worker is reporting; the jobs wait until one runs "
-                "(`celery -A patientagentbench worker` or `make demo`)."
+                "(`celery -A config worker` or `make demo`)."
             )

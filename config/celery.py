@@ -4,7 +4,7 @@ from celery import Celery
 
 from patientagentbench.runs.reconnect import ResendAfterReconnect
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patientagentbench.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("patientagentbench")
 # Settings say how deliveries survive a lost worker: acks late, reject on worker lost, and on
@@ -25,6 +25,6 @@ def worker_argv(
     needed: `serve` runs one of these beside the web server, and that is the whole of it."""
     import sys
 
-    argv = [sys.executable, "-m", "celery", "-A", "patientagentbench", "worker"]
+    argv = [sys.executable, "-m", "celery", "-A", "config", "worker"]
     argv += ["--pool", pool, "--concurrency", str(concurrency), "--loglevel", loglevel]
     return argv + (["--hostname", hostname] if hostname else [])

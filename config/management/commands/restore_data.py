@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.backups import BackupError, restore
+from config.backups import BackupError, restore
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.celery import worker_argv
+from config.celery import worker_argv
 
 # A worker that dies (killed, out of memory, a broker bug) is started again, as a process
 # supervisor would; its lost jobs come back through the heartbeats. Dying this often within

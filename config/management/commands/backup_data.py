@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from patientagentbench.backups import BackupError, back_up
+from config.backups import BackupError, back_up
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from .env import env_bool, env_int, env_list, env_str
+from patientagentbench.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PAB_VAR_DIR", str(BASE_DIR / "var")))
@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "sandbox",
     "jury",
     "annotation",
+    "config",  # the project shell's commands (seed_demo, serve, backups)
 ]
 
 MIDDLEWARE = [
@@ -55,13 +56,13 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "patientagentbench.database_down.DatabaseUnavailableMiddleware",
+    "config.database_down.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "patientagentbench.urls"
-WSGI_APPLICATION = "patientagentbench.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -113,7 +114,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"  # the login page with the reason, 429
 AXES_RESET_ON_SUCCESS = False  # a success must not clear failures other logins piled up
 AXES_SENSITIVE_PARAMETERS = ["password"]
-AXES_USERNAME_CALLABLE = "patientagentbench.login_throttle.username_for_lockout"
+AXES_USERNAME_CALLABLE = "config.login_throttle.username_for_lockout"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -1,0 +1,33 @@
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+
+from annotation.demo import seed_review_demo
+from jury.demo import seed_jury_demo
+from patientagentbench.demo import DEFAULT_PASSWORD, DEMO_USERS, seed_pipeline_demo
+
+
+class Command(BaseCommand):
+    help = (
+        "The one demo seeder: demo users, the simulated models, the suites, finished demo "
+        "runs, the review demo (tracks, calibration rounds, a study) and the jury demo. "
+        "Idempotent: running it again changes nothing but the passwords."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--password", default="", help="Password for every demo user")
+        parser.add_argument("--repetitions", type=int, default=3)
+        parser.add_argument("--scenario-repetitions", type=int, default=2)
+
+    def handle(self, *args, **options):
+        password = options["password"] or DEFAULT_PASSWORD
+        lines = seed_pipeline_demo(
+            password, options["repetitions"], options["scenario_repetitions"]
+        )
+        # The shell may import every app: the review demo stands on the runs, the jury on both.
+        lines.append(seed_review_demo(User.objects.filter(username="researcher").first()))
+        lines.append(seed_jury_demo())
+        lines.append(
+            f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
+            f"(password: {password if not options['password'] else 'as given'})"
+        )
+        self.stdout.write("\n".join(lines))
