@@ -12,6 +12,8 @@ uv:
 install: uv
 	uv sync --frozen
 
+# The demo is a local, trusted setting: DEBUG on unless the caller says otherwise.
+demo: export DEBUG ?= true
 demo: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py install_suites

@@ -1,6 +1,18 @@
-"""The username django-axes counts failures against."""
+"""What django-axes counts failed log-ins against: the typed username and the client's address
+(config.client_address says how it is read behind a proxy)."""
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+
+from config.client_address import client_address
+
+
+def client_address_for_lockout(request) -> str | None:
+    return client_address(
+        request.META.get("REMOTE_ADDR"),
+        request.META.get("HTTP_X_FORWARDED_FOR"),
+        settings.CLIENT_ADDRESS_PROXIES,
+    )
 
 
 def username_for_lockout(request, credentials=None) -> str | None:

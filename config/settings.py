@@ -13,17 +13,22 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from config.client_address import TrustedProxies
 from patientagentbench.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PAB_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DEBUG", default=True)
+# Off unless asked for: DEBUG's technical pages list every URL and setting to anyone.
+# `make demo` and the tests turn it on.
+DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (DEBUG=true for a local demo: make demo)."
+        )
     SECRET_KEY = "insecure-development-key-only-for-debug"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
@@ -57,6 +62,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.database_down.DatabaseUnavailableMiddleware",
+    "config.private_pages.NoStoreBehindLoginMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -82,7 +88,8 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+        # Set but empty means the default too, as it does for every other variable here.
+        env_str("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
@@ -98,7 +105,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # django-axes counts failed log-ins and locks, separately, a username and an address after
 # AXES_FAILURE_LIMIT failures within the cool-off (each failure during a lockout restarts
@@ -157,15 +167,22 @@ if not DEBUG:
 # Behind a TLS-terminating reverse proxy (nginx, Caddy, a load balancer) set
 # PAB_BEHIND_PROXY=1: only then are X-Forwarded-Proto (is the request HTTPS?) and
 # X-Forwarded-For (the client's address, for login throttling) believed, since without a
-# proxy any client could send them. The proxy must overwrite both headers, and
-# PAB_PROXY_COUNT says how many proxies stand in front of Django.
+# proxy any client could send them. Which proxies are ours: PAB_PROXY_COUNT (how many stand in
+# front of Django, default 1) or PAB_TRUSTED_PROXIES (their addresses or CIDR blocks, which
+# win when set). X-Forwarded-For is read right to left past our proxies
+# (config.login_throttle), so a proxy that sets the header and one that appends to it both
+# give the client's address, and nothing the client writes is believed.
 BEHIND_PROXY = env_bool("PAB_BEHIND_PROXY", False)
+CLIENT_ADDRESS_PROXIES = None
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    AXES_IPWARE_PROXY_COUNT = env_int("PAB_PROXY_COUNT", 1)
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
-else:
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+    try:
+        CLIENT_ADDRESS_PROXIES = TrustedProxies.parse(
+            env_int("PAB_PROXY_COUNT", 1), env_str("PAB_TRUSTED_PROXIES")
+        )
+    except ValueError as error:
+        raise ImproperlyConfigured(f"PAB_PROXY_COUNT / PAB_TRUSTED_PROXIES: {error}") from None
+AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address_for_lockout"
 
 # Content-Security-Policy (Django's own middleware). Scripts only from our origin: no inline
 # script and no eval, so page data travels in data-* attributes and JSON islands
@@ -243,7 +260,7 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "PatientAgentBench <noreply@l
 SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 
 # Celery: a filesystem broker needs no server; Redis in CI and production.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "filesystem://"
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # kombu logs "No hostname was supplied" for every connection to a URL without a host;

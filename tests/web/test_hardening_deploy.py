@@ -24,6 +24,8 @@ SETTINGS_VARIABLES = (
     "DATABASE_URL",
     "PAB_BEHIND_PROXY",
     "PAB_PROXY_COUNT",
+    "PAB_TRUSTED_PROXIES",
+    "CELERY_BROKER_URL",
     "SECURE_SSL_REDIRECT",
     "EMAIL_URL",
     "EMAIL_BACKEND",
@@ -107,21 +109,44 @@ def test_the_deploy_settings_are_on(tmp_path):
 
 
 def test_the_proxy_header_is_trusted_only_behind_a_named_proxy(tmp_path):
-    assert settings_in(production_env(tmp_path), "SECURE_PROXY_SSL_HEADER") == {
-        "SECURE_PROXY_SSL_HEADER": None
-    }
-    behind = settings_in(
-        production_env(tmp_path, PAB_BEHIND_PROXY="1"),
-        "SECURE_PROXY_SSL_HEADER",
-        "AXES_IPWARE_META_PRECEDENCE_ORDER",
-        "AXES_IPWARE_PROXY_COUNT",
-    )
+    names = ("SECURE_PROXY_SSL_HEADER", "CLIENT_ADDRESS_PROXIES", "AXES_CLIENT_IP_CALLABLE")
+    direct = settings_in(production_env(tmp_path), *names)
+    assert direct["SECURE_PROXY_SSL_HEADER"] is None and direct["CLIENT_ADDRESS_PROXIES"] is None
+    behind = settings_in(production_env(tmp_path, PAB_BEHIND_PROXY="1"), *names)
     assert behind["SECURE_PROXY_SSL_HEADER"] == ("HTTP_X_FORWARDED_PROTO", "https")
-    assert behind["AXES_IPWARE_META_PRECEDENCE_ORDER"][0] == "HTTP_X_FORWARDED_FOR"
-    assert settings_in(production_env(tmp_path), "AXES_IPWARE_META_PRECEDENCE_ORDER") == {
-        "AXES_IPWARE_META_PRECEDENCE_ORDER": ("REMOTE_ADDR",)
-    }
-    assert behind["AXES_IPWARE_PROXY_COUNT"] == 1
+    assert behind["CLIENT_ADDRESS_PROXIES"].count == 1
+    assert behind["AXES_CLIENT_IP_CALLABLE"] == direct["AXES_CLIENT_IP_CALLABLE"]
+    listed = settings_in(
+        production_env(tmp_path, PAB_BEHIND_PROXY="1", PAB_TRUSTED_PROXIES="10.0.0.0/8, ::1"),
+        "CLIENT_ADDRESS_PROXIES",
+    )["CLIENT_ADDRESS_PROXIES"]
+    assert [str(n) for n in listed.networks] == ["10.0.0.0/8", "::1/128"]
+
+
+def test_a_malformed_proxy_list_is_a_clear_error(tmp_path):
+    from django.core.exceptions import ImproperlyConfigured
+
+    with pytest.raises(ImproperlyConfigured, match="PAB_TRUSTED_PROXIES"):
+        settings_in(
+            production_env(tmp_path, PAB_BEHIND_PROXY="1", PAB_TRUSTED_PROXIES="10.0.0.0/99"),
+            "DEBUG",
+        )
+
+
+def test_debug_is_off_unless_asked_for(tmp_path):
+    env = {k: v for k, v in production_env(tmp_path).items() if k != "DEBUG"}
+    assert settings_in(env, "DEBUG") == {"DEBUG": False}
+    assert settings_in(env | {"DEBUG": "true"}, "DEBUG") == {"DEBUG": True}
+
+
+def test_set_but_empty_urls_mean_the_defaults(tmp_path):
+    found = settings_in(
+        production_env(tmp_path, DATABASE_URL="", CELERY_BROKER_URL=""),
+        "DATABASES",
+        "CELERY_BROKER_URL",
+    )
+    assert found["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    assert found["CELERY_BROKER_URL"].startswith("filesystem://")
 
 
 REQUEST_AS_A_CLIENT = """
