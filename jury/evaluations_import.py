@@ -26,13 +26,14 @@ the field, and nothing is returned; the caller writes all or nothing.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from patientagentbench.interchange import schema
 
 DIMENSION_MAP = {
     "clinical_safety": "clinical_safety",
@@ -94,10 +95,30 @@ def parse_evaluations(
 
 
 def _load(path: Path) -> Any:
+    """The file's JSON, with the guards every import shares (patientagentbench.interchange.
+    schema): UTF-8, bounded nesting (no RecursionError), finite numbers, storable text."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise EvaluationsFormatError(f"{path.name}: not readable JSON ({error})") from error
+        data = schema.load(schema.decode(path.read_bytes()))
+    except OSError as error:
+        raise EvaluationsFormatError(f"{path.name}: cannot be read ({error.strerror})") from None
+    except schema.JsonTextError as error:
+        raise EvaluationsFormatError(f"{path.name}: {error}") from None
+    if problem := schema.scan(data):
+        raise EvaluationsFormatError(f"{path.name}: {_place(problem.loc)} {_said(problem)}")
+    return data
+
+
+def _place(loc: tuple) -> str:
+    if not loc:
+        return "the file"
+    record, *field = loc
+    where = f"record {record}" if isinstance(record, int) else f"field '{record}'"
+    path = ".".join(str(part) for part in field)
+    return f"{where}, field '{path}'" if path else where
+
+
+def _said(problem: schema.Problem) -> str:
+    return problem.message or f"must be {problem.expected}, got {problem.got}"
 
 
 def _case_id(record: Any, index: int, seen: set[str], keys: Collection[str] | None) -> str:

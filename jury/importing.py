@@ -40,8 +40,10 @@ class EvaluationsImport:
     panel: Panel
     run: Run
     conversations_imported: bool  # False when an earlier import already held them
-    verdicts: int
+    verdicts: int  # in the file
     judges: int
+    added: int = 0  # verdicts new to the database
+    changed: int = 0  # verdicts already there with another score, status or text
 
 
 def import_evaluations(
@@ -58,9 +60,19 @@ def import_evaluations(
         run, fresh = _conversations_run(conversations, case_ids)
         traces = _traces_by_case(run, case_ids, conversations.name)
         judges = _judges(panel, sorted({r.judge for r in records}))
-        for record in records:
+        outcomes = [
             _store(panel, judges[record.judge], traces[record.conversation], record)
-    return EvaluationsImport(panel, run, fresh, len(records), len(judges))
+            for record in records
+        ]
+    return EvaluationsImport(
+        panel,
+        run,
+        fresh,
+        len(records),
+        len(judges),
+        added=outcomes.count("added"),
+        changed=outcomes.count("changed"),
+    )
 
 
 def _panel(name: str) -> Panel:
@@ -121,8 +133,16 @@ def _judges(panel: Panel, names: list[str]) -> dict[str, Judge]:
     return judges
 
 
-def _store(panel: Panel, judge: Judge, trace: Trace, record: ImportedVerdict) -> None:
-    Verdict.objects.update_or_create(
+def _store(panel: Panel, judge: Judge, trace: Trace, record: ImportedVerdict) -> str:
+    """ "added", "changed" or "same": a repeat of the same file writes nothing."""
+    values = {
+        "status": record.status,
+        "score": record.score,
+        "rationale": record.rationale,
+        "raw": record.raw,
+        "attempts": 1,
+    }
+    verdict, created = Verdict.objects.get_or_create(
         panel=panel,
         judge=judge,
         trace=trace,
@@ -130,11 +150,11 @@ def _store(panel: Panel, judge: Judge, trace: Trace, record: ImportedVerdict) ->
         repetition=0,
         rubric_version=IMPORTED_VERSION,
         prompt_version=IMPORTED_VERSION,
-        defaults={
-            "status": record.status,
-            "score": record.score,
-            "rationale": record.rationale,
-            "raw": record.raw,
-            "attempts": 1,
-        },
+        defaults=values,
     )
+    if created:
+        return "added"
+    if all(getattr(verdict, field) == value for field, value in values.items()):
+        return "same"
+    Verdict.objects.filter(pk=verdict.pk).update(**values)
+    return "changed"

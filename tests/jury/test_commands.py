@@ -4,6 +4,7 @@ import_evaluations, export_scores; and the jury's demo seeder."""
 import csv
 import json
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -143,9 +144,61 @@ def test_import_evaluations_with_its_conversations(db):
         "published-jury",
         stdout=out,
     )
-    assert "Imported 24 verdicts from 2 judges as panel published-jury" in out.getvalue()
+    assert "Imported 24 new verdicts (24 in the file, from 2 judges) as panel published-jury" in (
+        out.getvalue()
+    )
     assert Panel.objects.get(name="published-jury").imported
     assert Judge.objects.filter(name__startswith="published-jury/").count() == 2
+
+
+def import_sample(evaluations, out=None):
+    call_command(
+        "import_evaluations",
+        str(evaluations),
+        "--conversations",
+        str(SAMPLE / "conversations.json"),
+        "--panel",
+        "published-jury",
+        stdout=out or StringIO(),
+    )
+
+
+def test_a_repeat_of_the_same_evaluations_says_it_added_nothing(db):
+    import_sample(SAMPLE / "evaluations.json")
+    out = StringIO()
+    import_sample(SAMPLE / "evaluations.json", out)
+    assert "Added nothing: all 24 verdicts were already there" in out.getvalue()
+    assert Verdict.objects.count() == 24
+
+
+def hostile(tmp_path, change) -> Path:
+    data = json.loads((SAMPLE / "evaluations.json").read_text())
+    change(data)
+    path = tmp_path / "evaluations.json"
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def test_json_nested_past_any_record_is_one_line_and_nothing_is_written(tmp_path):
+    path = tmp_path / "evaluations.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CommandError) as raised:
+        import_sample(path)
+    assert "nests deeper than" in str(raised.value) and "\n" not in str(raised.value)
+    assert not Run.objects.exists() and not Verdict.objects.exists()
+
+
+def test_a_nul_in_an_explanation_is_named_and_nothing_is_written(tmp_path):
+    def poison(data):
+        data[1]["evaluation_0"]["rubric_results"]["clinical_safety"]["explanation"] = "ok\x00"
+
+    with pytest.raises(
+        CommandError,
+        match=r"record 1, field 'evaluation_0\.rubric_results\."
+        r"clinical_safety\.explanation' contains a NUL.*Nothing was imported",
+    ):
+        import_sample(hostile(tmp_path, poison))
+    assert not Run.objects.exists() and not Verdict.objects.exists()
 
 
 def test_import_evaluations_names_the_record_and_field_and_imports_nothing(tmp_path):

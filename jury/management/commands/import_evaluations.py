@@ -33,7 +33,13 @@ class Command(BaseCommand):
         except EvaluationsImportError as exc:
             raise CommandError(f"{exc}. Nothing was imported.") from exc
         where = "imported into" if done.conversations_imported else "already in"
+        if done.added or done.changed:
+            what = f"Imported {done.added} new verdicts" + (
+                f" and updated {done.changed}" if done.changed else ""
+            )
+        else:
+            what = f"Added nothing: all {done.verdicts} verdicts were already there"
         self.stdout.write(
-            f"Imported {done.verdicts} verdicts from {done.judges} judges as panel "
+            f"{what} ({done.verdicts} in the file, from {done.judges} judges) as panel "
             f"{done.panel.name}; the conversations are {where} run {done.run.pk}."
         )
