@@ -153,7 +153,9 @@ def test_whole_files_are_refused_clearly(tmp_path, data):
         parse_evaluations([])
     bad = tmp_path / "evaluations.json"
     bad.write_text("[{")
-    with pytest.raises(EvaluationsFormatError, match=r"evaluations.json: not valid JSON \(.* at line 1, column 3\)"):
+    with pytest.raises(
+        EvaluationsFormatError, match=r"evaluations.json: not valid JSON \(.* at line 1, column 3\)"
+    ):
         read_evaluations(bad)
     with pytest.raises(EvaluationsFormatError, match="c0a1f3e2-0002 is not in conversations"):
         parse_evaluations(data, conversation_keys={"c0a1f3e2-0001"})
