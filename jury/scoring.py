@@ -354,6 +354,7 @@ JUDGE_JOBS = jobs.JobKind(
     task_name="jury.scoring.score_job_task",
     resume_command="resume_jury",
     finish=lambda jury_run_id: finish_if_done(jury_run_id),
+    retry_errors=True,
 )
 jobs.recover_with_workers(JUDGE_JOBS)
 

@@ -182,6 +182,7 @@ def _live_context(jury_run: JuryRun) -> dict:
         "answers_total": sum(counts.values()),
         "dimensions": len(rubric.scored),
         "job_errors": jury_run.jobs.filter(status=JudgeJob.Status.ERROR)[:5],
+        "failed_jobs": jury_run.jobs.filter(status=JudgeJob.Status.ERROR).count(),
         "worker_alive": worker_alive(),
         "resume_form": ResumeForm(initial={"spend_limit": jury_run.spend_limit}),
     }
@@ -204,7 +205,8 @@ def jury_run_resume(request, pk):
         jury_run.spend_limit = form.cleaned_data["spend_limit"]
         jury_run.save(update_fields=["spend_limit"])
     # A running scoring may be resumed: jobs held by workers that stopped reporting go back.
-    if jury_run.status == JuryRun.Status.FINISHED:
+    failed = jury_run.jobs.filter(status=JudgeJob.Status.ERROR).exists()
+    if jury_run.status == JuryRun.Status.FINISHED and not failed:
         messages.error(request, f"Scoring {pk} is {jury_run.get_status_display().lower()}.")
         return redirect("jury_run", pk=pk)
     if jury_run.spend_limit is not None and jury_run.spent >= jury_run.spend_limit:

@@ -76,6 +76,9 @@ class JobKind:
     finish: Callable[[int], None] = lambda batch_id: None
     # Which batches have jobs to queue again (imported runs have none).
     resumable: Callable[[models.Model], bool] = lambda batch: True
+    # Resume also retries jobs that ended in an error (a judge job that failed for a missing
+    # key is worth another try once the key is set; a trace's error is part of its result).
+    retry_errors: bool = False
 
     @property
     def task(self):
@@ -307,7 +310,8 @@ def cancel(kind: JobKind, batch_id: int) -> bool:
 
 
 def resume(kind: JobKind, batch_id: int) -> int:
-    """Queue again what was cancelled, stopped or lost with a dead worker; keep what is done.
+    """Queue again what was cancelled, stopped or lost with a dead worker (and, for kinds that
+    `retry_errors`, what ended in an error); keep what is done.
 
     Works on a running batch too: jobs held by workers that stopped beating are taken back at
     once (the workers' heartbeat does the same within a minute), jobs run inline are taken
@@ -322,6 +326,13 @@ def resume(kind: JobKind, batch_id: int) -> int:
             .filter(status=CANCELLED)
             .update(status=QUEUED, worker="", **kind.job_requeued)
         )
+        if kind.retry_errors:
+            # Their attempts are kept: each retry is one more claim on the same count.
+            requeued += (
+                kind.jobs(batch_id)
+                .filter(status=ERROR)
+                .update(status=QUEUED, worker="", error="", finished_at=None)
+            )
         if requeued:
             kind.batch_model.objects.filter(pk=batch_id).update(
                 status=BATCH_RUNNING, finished_at=None, **kind.batch_resumed

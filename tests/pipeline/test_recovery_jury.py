@@ -237,3 +237,46 @@ def test_a_jury_launch_with_the_broker_away_says_what_was_kept_queued(
         stderr=err,
     )
     assert "12 jobs queued" in err.getvalue()  # the second repetition's twelve
+
+
+def fail_every_job_for_a_missing_key(scoring_run, monkeypatch):
+    def no_key(model):
+        raise RuntimeError("OPENAI_API_KEY is not set")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(scoring, "judge_provider", no_key)
+        execute_inline(scoring_run)
+    scoring_run.refresh_from_db()
+    assert scoring_run.status == JuryRun.Status.FINISHED
+    assert {j.status for j in scoring_run.jobs.all()} == {"error"}
+
+
+def test_resume_retries_failed_judge_jobs_keeping_their_attempts(
+    scoring_run, monkeypatch, sent, django_capture_on_commit_callbacks
+):
+    fail_every_job_for_a_missing_key(scoring_run, monkeypatch)
+    jobs_n = scoring_run.jobs.count()
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("resume_jury", str(scoring_run.pk), stdout=out)
+    assert f"{jobs_n} judge jobs queued again" in out.getvalue()
+    assert {(j.status, j.attempts, j.error) for j in scoring_run.jobs.all()} == {("queued", 1, "")}
+    assert sorted(sent) == sorted(scoring_run.jobs.values_list("pk", flat=True))
+    execute_inline(scoring_run)  # the key is set now
+    scoring_run.refresh_from_db()
+    assert scoring_run.status == JuryRun.Status.FINISHED
+    assert {(j.status, j.attempts) for j in scoring_run.jobs.all()} == {("done", 2)}
+    assert Verdict.objects.filter(job__jury_run=scoring_run).count() == jobs_n * DIMENSIONS
+
+
+def test_the_scoring_page_offers_to_retry_failed_jobs(
+    client, researcher, scoring_run, monkeypatch, sent
+):
+    fail_every_job_for_a_missing_key(scoring_run, monkeypatch)
+    jobs_n = scoring_run.jobs.count()
+    client.force_login(researcher)
+    page = client.get(reverse("jury_run", args=[scoring_run.pk])).content.decode()
+    assert f"Retry the {jobs_n} failed judge jobs" in page
+    page = client.post(reverse("jury_run_resume", args=[scoring_run.pk]), follow=True)
+    assert f"{jobs_n} judge jobs queued again" in page.content.decode()
+    assert not scoring_run.jobs.filter(status="error").exists()

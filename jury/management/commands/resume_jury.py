@@ -7,7 +7,8 @@ from patientagentbench.runs.workers import worker_alive
 
 class Command(BaseCommand):
     help = (
-        "Queue a scoring's unfinished judge jobs again: cancelled or stopped ones, and, on a "
+        "Queue a scoring's unfinished judge jobs again: cancelled, stopped or failed ones "
+        "(a failed job keeps its attempt count), and, on a "
         "running scoring, those held by workers that stopped reporting; and send every queued "
         "job to the workers again (after the job queue was away). Verdicts already stored are "
         "kept; a job is never scored twice."
