@@ -30,9 +30,16 @@ class JudgeForm(forms.ModelForm):
             "temperature": "0 for the most repeatable verdicts.",
         }
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, may_use_paid_models: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["model"].queryset = ModelConfig.objects.enabled()
+        models = ModelConfig.objects.enabled()
+        if not may_use_paid_models:
+            # Judges on real providers spend money: admins choose them (jury.spending).
+            models = models.filter(provider=ModelConfig.Provider.SIMULATED)
+            self.fields[
+                "model"
+            ].help_text = "Simulated models only: an admin sets up judges on paid models."
+        self.fields["model"].queryset = models
         if not self.instance.pk:
             self.initial.setdefault("prompt_version", JUDGE_PROMPT_VERSION)
             self.initial.setdefault("temperature", 0.0)
@@ -92,7 +99,10 @@ class LaunchForm(forms.Form):
         max_digits=12,  # as the column
         decimal_places=4,
         label="Spend limit (USD)",
-        help_text="Scoring stops when reached; leave empty for none.",
+        help_text=(
+            "Scoring stops when reached. Required for a panel on paid models (for a "
+            "researcher, at most the limit the admin approved; empty means that limit)."
+        ),
     )
 
 
@@ -103,4 +113,15 @@ class ResumeForm(forms.Form):
         max_digits=12,  # as the column
         decimal_places=4,
         label="New spend limit (USD)",
+    )
+
+
+class ApprovalForm(forms.Form):
+    spend_limit = forms.DecimalField(
+        required=False,
+        min_value=Decimal("0.01"),
+        max_digits=12,  # as the column
+        decimal_places=4,
+        label="Researchers may launch it up to (USD per scoring)",
+        help_text="Empty withdraws the approval: only admins may launch it.",
     )

@@ -47,6 +47,19 @@ class Panel(models.Model):
     # Verdicts imported from PatientAgentBench's evaluations.json, not scored here.
     imported = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A panel with a judge on a real provider costs money: only an admin launches it, unless
+    # an admin approved it for researchers up to this limit per scoring (jury.spending).
+    approved_spend_limit = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]

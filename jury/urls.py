@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.jury_home, name="jury_home"),
     path("panels/new/", views.panel_new, name="jury_panel_new"),
     path("panels/<int:pk>/", views.panel_detail, name="jury_panel"),
+    path("panels/<int:pk>/approve/", views.panel_approve, name="jury_panel_approve"),
     path("panels/<int:pk>/consistency/", views.consistency, name="jury_consistency"),
     path("judges/new/", views.judge_edit, name="jury_judge_new"),
     path("judges/<int:pk>/", views.judge_edit, name="jury_judge_edit"),

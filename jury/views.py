@@ -15,8 +15,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from jury import verdicts
-from jury.forms import JudgeForm, LaunchForm, PanelForm, ResumeForm
+from jury import spending, verdicts
+from jury.forms import ApprovalForm, JudgeForm, LaunchForm, PanelForm, ResumeForm
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
 from jury.scoring import (
     JUDGE_JOBS,
@@ -27,7 +27,7 @@ from jury.scoring import (
     resume_jury,
 )
 from patientagentbench.models import Run, Trace
-from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.roles import ADMIN, STAFF_ROLES, has_role, role_required
 from patientagentbench.runs import jobs
 from patientagentbench.runs.workers import worker_alive
 from ratings.rubric import cached_rubric
@@ -79,8 +79,30 @@ def panel_detail(request, pk):
             "judges": panel.judges.select_related("model"),
             "jury_runs": panel.jury_runs.select_related("run", "run__suite"),
             "scored_runs": scored_runs,
+            "paid": spending.is_paid(panel),
+            "approval_form": ApprovalForm(initial={"spend_limit": panel.approved_spend_limit}),
         },
     )
+
+
+@role_required(ADMIN)
+@require_POST
+def panel_approve(request, pk):
+    """An admin lets researchers launch a paid panel, up to a spend limit per scoring."""
+    panel = get_object_or_404(Panel, pk=pk, imported=False)
+    form = ApprovalForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The spend limit must be a positive amount in USD.")
+    else:
+        limit = form.cleaned_data["spend_limit"]
+        spending.approve(panel, request.user, limit)
+        messages.success(
+            request,
+            f"Researchers may launch {panel.name} up to ${limit:.2f} per scoring."
+            if limit is not None
+            else f"Approval of {panel.name} withdrawn: only admins may launch it.",
+        )
+    return redirect("jury_panel", pk=pk)
 
 
 @role_required(*STAFF_ROLES)
@@ -88,7 +110,9 @@ def judge_edit(request, pk=None):
     judge = get_object_or_404(Judge, pk=pk) if pk else None
     if judge is not None and judge.prompt_version == verdicts.IMPORTED_VERSION:
         raise Http404("Imported judges are history; they cannot be edited.")
-    form = JudgeForm(request.POST or None, instance=judge)
+    form = JudgeForm(
+        request.POST or None, instance=judge, may_use_paid_models=has_role(request.user, ADMIN)
+    )
     if request.method == "POST" and form.is_valid():
         saved = form.save()
         messages.success(request, f"Judge {saved.name} saved.")
@@ -105,14 +129,21 @@ def launch(request, run_pk):
     conversations = run.traces.filter(status=Trace.Status.DONE).count()
     dimensions = len(cached_rubric().scored)
     form = LaunchForm(request.POST or None, initial={"panel": _default_panel()})
+    is_admin = has_role(request.user, ADMIN)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        panel, limit = data["panel"], data["spend_limit"]
+        if limit is None and not is_admin:
+            limit = panel.approved_spend_limit  # the admin's limit, when the panel is paid
+        refusal = spending.launch_refusal(is_admin=is_admin, panel=panel, spend_limit=limit)
         try:
+            if refusal:
+                raise JuryError(refusal)
             jury_run = launch_jury(
-                panel=data["panel"],
+                panel=panel,
                 run=run,
                 repeat=data["repeat"],
-                spend_limit=data["spend_limit"],
+                spend_limit=limit,
                 created_by=request.user,
             )
         except JuryError as exc:
@@ -129,7 +160,7 @@ def launch(request, run_pk):
             "run": run,
             "form": form,
             "conversations": conversations,
-            "estimates": _estimates(conversations, dimensions),
+            "estimates": _estimates(conversations, dimensions, is_admin),
             "dimensions": dimensions,
             "scored_by": Panel.objects.filter(verdicts__trace__run=run).distinct(),
             "worker_alive": worker_alive(),
@@ -141,14 +172,25 @@ def _default_panel() -> Panel | None:
     return Panel.objects.filter(imported=False).order_by("-created_at").first()
 
 
-def _estimates(conversations: int, dimensions: int) -> list[dict]:
-    """Calls per repetition for each panel, so a researcher sees the cost of a choice."""
-    return [
-        {"name": name, "calls": conversations * judges * dimensions}
-        for name, judges in Panel.objects.filter(imported=False)
-        .annotate(n=Count("judges"))
-        .values_list("name", "n")
-    ]
+def _estimates(conversations: int, dimensions: int, is_admin: bool) -> list[dict]:
+    """Calls per repetition for each panel, and for a paid one its worst-case cost and who may
+    launch it, so a researcher sees the cost of a choice before making it."""
+    rows = []
+    for panel in Panel.objects.filter(imported=False).prefetch_related("judges__model"):
+        paid = spending.is_paid(panel)
+        rows.append(
+            {
+                "name": panel.name,
+                "calls": conversations * panel.judges.count() * dimensions,
+                "paid": paid,
+                "worst_case": spending.worst_case_cost(panel, conversations, dimensions, 1)
+                if paid
+                else None,
+                "approved_limit": panel.approved_spend_limit,
+                "launchable": is_admin or not paid or panel.approved_spend_limit is not None,
+            }
+        )
+    return rows
 
 
 @role_required(*STAFF_ROLES)
@@ -199,10 +241,17 @@ def jury_run_cancel(request, pk):
 @role_required(*STAFF_ROLES)
 @require_POST
 def jury_run_resume(request, pk):
-    jury_run = get_object_or_404(JuryRun, pk=pk)
+    jury_run = get_object_or_404(JuryRun.objects.select_related("panel"), pk=pk)
     form = ResumeForm(request.POST)
-    if form.is_valid() and form.cleaned_data["spend_limit"] is not None:
-        jury_run.spend_limit = form.cleaned_data["spend_limit"]
+    new_limit = form.cleaned_data["spend_limit"] if form.is_valid() else None
+    refusal = spending.resume_refusal(
+        is_admin=has_role(request.user, ADMIN), jury_run=jury_run, spend_limit=new_limit
+    )
+    if refusal:
+        messages.error(request, refusal)
+        return redirect("jury_run", pk=pk)
+    if new_limit is not None:
+        jury_run.spend_limit = new_limit
         jury_run.save(update_fields=["spend_limit"])
     # A running scoring may be resumed: jobs held by workers that stopped reporting go back.
     failed = jury_run.jobs.filter(status=JudgeJob.Status.ERROR).exists()
