@@ -10,7 +10,9 @@ HTML download, with plotly.js embedded so it opens offline.
 from __future__ import annotations
 
 import csv
+import html
 import json
+import re
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,7 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
+from plotly.utils import PlotlyJSONEncoder
 from scipy import stats
 
 from patientagentbench.analysis import statistics
@@ -282,6 +286,39 @@ def figure_config(filename: str = "figure") -> dict[str, Any]:
     }
 
 
+# plotly.js reads a little HTML in every text it draws (labels, names, hover text, titles):
+# formatting tags, and <a href> links and <span style>. Names and labels come from imported
+# files and models, so the one way a figure leaves the server keeps only the bare formatting
+# tags our own figures use and turns every other "<", ">" and "&" into an entity, which
+# plotly.js draws as the character itself (it splits text on tags before decoding entities).
+_FORMATTING_TAG = re.compile(r"(</?(?:br|b|i|em|sup|sub|extra)\s*/?>)", re.IGNORECASE)
+
+
+def plain_markup(text: str) -> str:
+    """`text` with only bare formatting tags left as markup: no links, no styles."""
+    return "".join(
+        part if _FORMATTING_TAG.fullmatch(part) else html.escape(part, quote=False)
+        for part in _FORMATTING_TAG.split(text)
+    )
+
+
+def _plain_everywhere(value: Any) -> Any:
+    if isinstance(value, str):
+        return plain_markup(value)
+    if isinstance(value, dict):
+        return {key: _plain_everywhere(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_everywhere(item) for item in value]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OUS":
+        return [_plain_everywhere(item) for item in value.tolist()]
+    return value
+
+
+def safe_figure(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plotly.js gets it, every text made plain (`plain_markup`)."""
+    return _plain_everywhere(fig.to_plotly_json())
+
+
 def figure_html(fig: go.Figure, *, div_id: str | None = None, filename: str = "figure") -> str:
     """A standalone <div> for a page that loads plotly.js itself (served locally).
 
@@ -289,7 +326,8 @@ def figure_html(fig: go.Figure, *, div_id: str | None = None, filename: str = "f
     travel in a JSON island (`<script type="application/json">`, never executed) that
     static/js/figures.js draws into the div, on load and after every htmx swap."""
     div_id = div_id or f"fig-{uuid.uuid4().hex[:12]}"
-    spec = f'{{"figure":{fig.to_json()},"config":{json.dumps(figure_config(filename))}}}'
+    figure = json.dumps(safe_figure(fig), cls=PlotlyJSONEncoder)
+    spec = f'{{"figure":{figure},"config":{json.dumps(figure_config(filename))}}}'
     # As django's json_script: no "</script>" or "<!--" can close the island early.
     spec = spec.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     height, width = (_css_size(fig.layout[side]) for side in ("height", "width"))
@@ -306,7 +344,13 @@ def _css_size(value: Any) -> str:
 
 def figure_document(fig: go.Figure, *, filename: str = "figure") -> str:
     """A complete HTML file for download; plotly.js is embedded, so it needs no network."""
-    return fig.to_html(full_html=True, include_plotlyjs=True, config=figure_config(filename))
+    return pio.to_html(
+        safe_figure(fig),
+        full_html=True,
+        include_plotlyjs=True,
+        config=figure_config(filename),
+        validate=False,
+    )
 
 
 # -- helpers -------------------------------------------------------------------------------

@@ -1,7 +1,12 @@
 """The report's plotly figures build from a study frame and carry the expected traces."""
 
+import html
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from patientagentbench.analysis import figures as f
 from patientagentbench.analysis.study import cells_frame
@@ -151,3 +156,19 @@ def test_figure_document_embeds_plotly_js_for_offline_download(frame):
     assert "<html>" in document[:100] and document.rstrip().endswith("</html>")
     assert len(document) > 1_000_000
     assert '<script src="http' not in document  # nothing fetched from a CDN
+
+
+@given(st.text(alphabet=st.sampled_from(list('<>&/ab="rhef:; ')), max_size=60))
+def test_plain_markup_leaves_only_formatting_tags_and_the_same_text(text):
+    """Whatever a name holds, no tag but a bare formatting one survives (no link, no style),
+    and once plotly.js decodes the entities the reader sees exactly what was typed."""
+    plain = f.plain_markup(text)
+    tags = re.findall(r"<[^<>]*>", plain)
+    assert all(re.fullmatch(r"</?(br|b|i|em|sup|sub|extra)\s*/?>", t, re.I) for t in tags)
+    assert html.unescape(plain) == text
+
+
+def test_plain_markup_keeps_our_formatting_and_breaks_links():
+    assert f.plain_markup("a<br>b <b>c</b>") == "a<br>b <b>c</b>"
+    assert f.plain_markup('<a href="https://x">m</a>') == '&lt;a href="https://x"&gt;m&lt;/a&gt;'
+    assert f.plain_markup('<span style="x">') == '&lt;span style="x"&gt;'
