@@ -113,7 +113,8 @@ def case_set_list(request):
 
 @role_required(*STAFF_ROLES)
 def case_set_detail(request, pk):
-    suite = get_object_or_404(Suite, pk=pk, kind=Suite.Kind.SCENARIO)
+    # Any suite with cases, imported ones too: their case pages link here.
+    suite = get_object_or_404(Suite.objects.exclude(kind=Suite.Kind.TASK), pk=pk)
     cases = suite.tasks.only("pk", "task_id", "attributes", "prompt").order_by("task_id")
     return render(
         request,

@@ -55,6 +55,8 @@ def run_report(request, pk):
             for name, table in analysis["tables"].items()
             if name != "cells"
         ],
+        # Runs without cells (an import with one repetition, say) have no such download.
+        "has_cells": "cells" in analysis["tables"],
         "figures": [
             (name, FIGURE_TITLES.get(name, name), div)
             for name, div in analysis["figure_divs"].items()
