@@ -1,6 +1,7 @@
 """Launching runs (admins) and reading runs and traces (researchers and admins)."""
 
 from collections import Counter
+from dataclasses import replace
 
 from django import forms
 from django.contrib import messages
@@ -222,19 +223,25 @@ def run_resume(request, pk):
     return redirect("run_detail", pk=pk)
 
 
+TURNS_PER_PAGE = 200  # turns of a conversation per trace page
+
+
 @role_required(*STAFF_ROLES)
 def trace_detail(request, pk):
     trace = get_object_or_404(
         Trace.objects.select_related("run", "task", "task__suite", "model"), pk=pk
     )
+    whole = transcript_of(trace.messages, user_label="Patient" if trace.task.case else "User")
+    # A runaway conversation (200,000 messages) would be a page of tens of megabytes: long
+    # threads are shown a page of turns at a time.
+    turns = Paginator(whole.turns, TURNS_PER_PAGE).get_page(request.GET.get("turns"))
     return render(
         request,
         "runs/trace.html",
         {
             "trace": trace,
-            "transcript": transcript_of(
-                trace.messages, user_label="Patient" if trace.task.case else "User"
-            ),
+            "transcript": replace(whole, turns=tuple(turns.object_list)),
+            "turn_page": turns,
             "effect_cards": effect_cards(trace.side_effects),
             "state_sections": state_sections(trace.final_state),
             "final_state_pretty": pretty(trace.final_state),
