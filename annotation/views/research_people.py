@@ -6,6 +6,7 @@ page the researcher lands on after inviting, so the demo works without a mail se
 """
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -13,7 +14,7 @@ from annotation import people as people_service
 from annotation.models import Clinician
 from annotation.studies import StudyError
 from annotation.views.research_forms import InviteForm, ProfileForm
-from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.roles import STAFF_ROLES, role_required, roles_of
 
 SHOWN_ONCE = "research_invite_link"
 
@@ -49,6 +50,20 @@ def people(request):
     )
 
 
+def _clinician_to_manage(pk) -> Clinician:
+    """A clinician whose account is nothing more: profile, deactivation and password links
+    never reach a researcher's or an admin's account, even one that also holds the
+    clinician role (staff accounts are managed in django-admin, by admins)."""
+    clinician = get_object_or_404(Clinician.objects.select_related("user"), pk=pk)
+    user = clinician.user
+    if roles_of(user) & set(STAFF_ROLES) or user.is_staff or user.is_superuser:
+        raise PermissionDenied(
+            f"{clinician.code} is also a researcher or an admin: manage that account in "
+            "django-admin."
+        )
+    return clinician
+
+
 def _show_link_once(request, invitation) -> None:
     request.session[SHOWN_ONCE] = {
         "code": invitation.clinician.code,
@@ -60,7 +75,7 @@ def _show_link_once(request, invitation) -> None:
 
 @role_required(*STAFF_ROLES)
 def person(request, pk):
-    clinician = get_object_or_404(Clinician.objects.select_related("user"), pk=pk)
+    clinician = _clinician_to_manage(pk)
     initial = {
         "name": clinician.user.first_name,
         "track": clinician.track,
@@ -97,7 +112,7 @@ def person(request, pk):
 @role_required(*STAFF_ROLES)
 def person_deactivate(request, pk):
     """GET asks for confirmation and says how many open items will move; POST moves them."""
-    clinician = get_object_or_404(Clinician.objects.select_related("user"), pk=pk)
+    clinician = _clinician_to_manage(pk)
     error = ""
     if request.method == "POST":
         try:
@@ -125,7 +140,7 @@ def person_deactivate(request, pk):
 @role_required(*STAFF_ROLES)
 @require_POST
 def person_reactivate(request, pk):
-    clinician = get_object_or_404(Clinician.objects.select_related("user"), pk=pk)
+    clinician = _clinician_to_manage(pk)
     people_service.reactivate(clinician, request.user)
     messages.success(request, f"{clinician.code} can log in again.")
     return redirect("research_people")
@@ -134,7 +149,7 @@ def person_reactivate(request, pk):
 @role_required(*STAFF_ROLES)
 @require_POST
 def person_new_link(request, pk):
-    clinician = get_object_or_404(Clinician.objects.select_related("user"), pk=pk)
+    clinician = _clinician_to_manage(pk)
     try:
         invitation = people_service.new_link(
             clinician, request.user, request.build_absolute_uri("/")

@@ -260,3 +260,55 @@ def test_nobody_is_handed_a_track_on_an_item_they_already_submitted(researcher, 
         people.deactivate(leaving, researcher)
     leaving.user.refresh_from_db()
     assert leaving.user.is_active and _tracks_per_item(study) == before
+
+
+# --- who may manage whom -------------------------------------------------------------------
+
+ACTIONS = {
+    "profile": (
+        "research_person",
+        {"name": "Renamed", "track": "clinical", "specialty": "", "years": ""},
+    ),
+    "deactivate": ("research_person_deactivate", {}),
+    "reactivate": ("research_person_reactivate", {}),
+    "password link": ("research_person_link", {}),
+}
+
+
+def clinician_also(role: str | None) -> Clinician:
+    """A clinician's record on an account that holds `role` too (None: clinician only)."""
+    from django.contrib.auth.models import Group
+
+    clinician = make_clinician(f"also-{role or 'none'}")
+    if role:
+        clinician.user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return clinician
+
+
+@pytest.mark.parametrize("actor", ["researcher", "admin_user"])
+@pytest.mark.parametrize("target_role", ["researcher", "admin"])
+@pytest.mark.parametrize("action", sorted(ACTIONS))
+def test_no_one_manages_a_staff_account_through_the_people_page(
+    client, request, actor, target_role, action
+):
+    target = clinician_also(target_role)
+    user = target.user
+    before = (user.first_name, user.is_active, user.password)
+    client.force_login(request.getfixturevalue(actor))
+    name, data = ACTIONS[action]
+    response = client.post(reverse(name, args=[target.pk]), data)
+    assert response.status_code == 403
+    user.refresh_from_db()
+    assert (user.first_name, user.is_active, user.password) == before
+
+
+@pytest.mark.parametrize("actor", ["researcher", "admin_user"])
+def test_both_staff_roles_manage_a_clinician_only_account(client, request, actor):
+    target = clinician_also(None)
+    client.force_login(request.getfixturevalue(actor))
+    name, data = ACTIONS["profile"]
+    assert client.post(reverse(name, args=[target.pk]), data).status_code == 302
+    name, data = ACTIONS["deactivate"]
+    client.post(reverse(name, args=[target.pk]), data)
+    target.user.refresh_from_db()
+    assert (target.user.first_name, target.user.is_active) == ("Renamed", False)
