@@ -20,7 +20,9 @@ demo: install
 	$(PY) manage.py seed_demo $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
-test: install
+# The tests cover the optional Inspect AI interop too, so they install its extra.
+test: uv
+	uv sync --frozen --extra inspect
 	PAB_VAR_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
 	.venv/bin/ruff check .
 

@@ -22,6 +22,11 @@ from django.utils.text import slugify
 
 from patientagentbench.cases.validation import validate_case
 from patientagentbench.conversation import EndReason, agent_calls
+from patientagentbench.interchange.inspect_log import (
+    InspectFormatError,
+    inspect_lines,
+    looks_like_inspect,
+)
 from patientagentbench.interchange.jsonl import JSONL_FORMAT, JsonlFormatError, Line
 from patientagentbench.interchange.jsonl import parse_jsonl as parse_jsonl_lines
 from patientagentbench.interchange.langchain import (
@@ -116,7 +121,13 @@ def read_file(path: Path) -> tuple[str, list[ImportedTrace]]:
 
 
 def parse_bytes(raw: bytes) -> tuple[str, list[ImportedTrace]]:
-    """The format ("release", "patientagentbench" or "jsonl") and the records of a file."""
+    """The format ("release", "patientagentbench", "jsonl" or "inspect") and the records of a
+    file."""
+    if looks_like_inspect(raw):
+        try:
+            return "inspect", [_jsonl_record(line) for line in inspect_lines(raw)]
+        except (InspectFormatError, JsonlFormatError) as exc:
+            raise ImportFormatError(str(exc)) from None
     try:
         text = decode(raw)
         if not text.lstrip().startswith("["):

@@ -223,18 +223,24 @@ def parse_jsonl(text: str) -> list[Line]:
     for line_no, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        place = Place(generic_records, prefix=f"line {line_no}")
         try:
             data = load(line, single_line=True)
         except JsonTextError as exc:
             raise JsonlFormatError(f"line {line_no}: {exc}") from None
-        if problem := scan(data):
-            raise JsonlFormatError(place.line(problem))
-        try:
-            record = TraceRecord.model_validate(data)
-        except ValidationError as exc:
-            raise JsonlFormatError(place.line(first_problem(exc, TraceRecord))) from None
-        lines.append(Line(f"line {line_no}", record, data))
+        lines.append(validate_record(data, f"line {line_no}"))
     if not lines:
         raise JsonlFormatError("the file holds no traces")
     return lines
+
+
+def validate_record(data: Any, where: str) -> Line:
+    """One record against the schema; `where` ("line 3", "sample s1, epoch 2") begins the
+    error. Other formats that map onto this one (Inspect logs) check through it too."""
+    place = Place(generic_records, prefix=where)
+    if problem := scan(data):
+        raise JsonlFormatError(place.line(problem))
+    try:
+        record = TraceRecord.model_validate(data)
+    except ValidationError as exc:
+        raise JsonlFormatError(place.line(first_problem(exc, TraceRecord))) from None
+    return Line(where, record, data)
