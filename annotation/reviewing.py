@@ -20,6 +20,7 @@ from annotation import audit, drafts
 from annotation.calibration import compare
 from annotation.models import Assignment, Clinician, Study, Submission
 from annotation.qualification import is_qualified
+from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
 from ratings.rubric import Dimension, Rubric, cached_rubric
@@ -101,11 +102,7 @@ def _chart(profile, today: str) -> PatientChart | None:
         medications=tuple(_medication(m) for m in profile.get("medications") or ()),
         allergies=tuple(profile.get("allergies") or ()),
         pcp=(profile.get("pcp") or {}).get("name", ""),
-        insurance=" ".join(
-            filter(
-                None, [(profile.get("insurance") or {}).get(k, "") for k in ("provider", "plan")]
-            )
-        ),
+        insurance=insurance_line(profile.get("insurance")),
         pharmacy=(profile.get("pharmacy") or {}).get("name", ""),
         appointments=tuple(_appointment(a) for a in profile.get("appointments") or ()),
     )

@@ -27,6 +27,7 @@ class ToolCard:
     status: str  # "ok", "error", or "no result" when nothing answered the call
     malformed: bool
     collapsed: bool  # long, and not a read of the chart
+    reads_chart: bool  # shown whole: a reader checks claims against it
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,18 +104,20 @@ def _allowed(record, fields: tuple[str, ...]) -> dict:
 
 def _tool_card(call: dict, answer: dict | None, number: int) -> ToolCard:
     malformed = bool(call.get("malformed", False))
+    name = _text(call.get("name"))
     arguments = _text(call.get("raw_arguments")) if malformed else pretty(call.get("arguments"))
     result = pretty(answer.get("content", "")) if answer else ""
     return ToolCard(
         anchor=f"t{number}",
         number=number,
-        name=_text(call.get("name")),
+        name=name,
         arguments=arguments,
         result=result,
         status=_text((answer or {}).get("status")) or ("ok" if answer else "no result"),
         malformed=malformed,
         collapsed=(len(arguments) > LONG_TEXT or len(result) > LONG_TEXT)
-        and _text(call.get("name")) not in CHART_READS,
+        and name not in CHART_READS,
+        reads_chart=name in CHART_READS,
     )
 
 

@@ -648,3 +648,29 @@ def test_the_introduction_never_sends_to_someone_elses_item(logged_in, study, ot
     assert response["Location"] == reverse("review_next")
     body = logged_in.get(f"{reverse('review_welcome')}?next={theirs.code}").content.decode()
     assert theirs.code not in body
+
+
+def test_a_long_profile_result_is_shown_whole_where_other_long_results_fold(logged_in, item):
+    long = json.dumps({"name": "Ana", "notes": "x" * 900})
+    trace = item.item.trace
+    trace.messages = [
+        {"role": "user", "content": "Hi."},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "a", "name": "get_profile", "arguments": {}},
+                {"id": "b", "name": "list_doctors", "arguments": {}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": long, "status": "ok"},
+        {"role": "tool", "tool_call_id": "b", "content": long, "status": "ok"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    trace.save(update_fields=["messages"])
+    body = logged_in.get(url("review_item", item.code)).content.decode()
+    profile = body[body.index('id="t1"') : body.index('id="t2"')]
+    doctors = body[body.index('id="t2"') :]
+    assert "reads-chart" in body[body.index('id="t1"') - 40 : body.index('id="t1"')]
+    assert "<details>" not in profile and "x" * 900 in profile
+    assert "<details>" in doctors[: doctors.index("</details>")]

@@ -112,7 +112,8 @@ def test_long_values_are_collapsed_but_reads_of_the_chart_stay_open():
     assert cards[0].collapsed and not cards[1].collapsed
     for chart_read in ("get_profile", "list_medications", "list_appointments"):
         messages[2]["tool_calls"][0]["name"] = chart_read
-        assert not transcript_of(messages).tool_cards[0].collapsed, chart_read
+        card = transcript_of(messages).tool_cards[0]
+        assert card.reads_chart and not card.collapsed, chart_read
 
 
 message_text = st.text(
