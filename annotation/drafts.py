@@ -66,3 +66,13 @@ def parse_versions(raw, names: frozenset[str]) -> dict[str, int]:
         and not isinstance(version, bool)
         and 0 < version < 2**53
     }
+
+
+def fresher(fields: dict, versions: dict, known: dict) -> dict[str, list]:
+    """The stored fields newer than the page knows ({field: [version, value]}; a cleared field
+    has value None): what a page rendered before a late save arrived should put back."""
+    return {
+        name: [version, fields.get(name)]
+        for name, version in versions.items()
+        if version > known.get(name, 0)
+    }

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
-from annotation import reviewing
+from annotation import drafts, reviewing
 from annotation.models import TRACKS, Assignment, Study
 from annotation.reviewing import (
     FLAGS,
@@ -203,7 +203,7 @@ def draft(request, code: str):
             request.user,
             versions=_versions(request),
         )
-        context = {"saved_at": assignment.draft_saved_at}
+        context = {"saved_at": assignment.draft_saved_at, "fresher": _fresher(request, assignment)}
     except ReviewError as exc:
         status = 409 if assignment.status != Assignment.Status.OPEN else 400
         context = {"save_error": str(exc)}
@@ -284,10 +284,26 @@ def _answer(request, assignment: Assignment) -> dict:
     return answer_from_post(request.POST, dimensions, anchors, allowed)
 
 
+def _fresher(request, assignment: Assignment) -> str:
+    """What the server holds newer than the page knows (its `known` versions), for the page."""
+    try:
+        known = json.loads(request.POST.get("known") or "{}")
+    except ValueError:
+        known = {}
+    names = reviewing.draft_field_names(assignment)
+    newer = drafts.fresher(
+        drafts.fields_of(assignment.draft or {}),
+        assignment.draft_versions or {},
+        drafts.parse_versions(known, names),
+    )
+    return json.dumps(newer) if newer else ""
+
+
 def _versions(request) -> dict | None:
-    """The page's field versions (JSON); None when the form came without the page's script."""
+    """The page's field versions (JSON); None when the form came without the page's script
+    (the hidden field left empty), and then every field it sent wins."""
     raw = request.POST.get("versions")
-    if raw is None:
+    if not raw:
         return None
     try:
         return json.loads(raw)

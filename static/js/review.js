@@ -331,6 +331,34 @@
     writeStore();
   }
 
+  // A save that reached the server after this page was rendered (the last page's page-hide
+  // save, another tab): the server says so in its answer, and the form shows it.
+  function takeFresher() {
+    const el = document.getElementById("save-state");
+    if (!el || !el.dataset.fresher) return;
+    let newer;
+    try {
+      newer = JSON.parse(el.dataset.fresher);
+    } catch (error) {
+      return;
+    }
+    let changed = false;
+    for (const [field, [version, value]] of Object.entries(newer)) {
+      if (version <= Math.max(versions[field] || 0, serverVersions[field] || 0)) continue;
+      if (pending[field] && pending[field].v >= version) continue;
+      const empty = field === "flags" || field === "comments" ? [] : "";
+      putBack(field, value === null ? empty : field.startsWith("score-") ? String(value) : value);
+      serverVersions[field] = version;
+      clock = Math.max(clock, version);
+      changed = true;
+    }
+    if (changed) {
+      savedSignature = signature(new FormData(form));
+      refreshProgress();
+      rows.forEach((row) => showHint(row));
+    }
+  }
+
   // Edits the server had not confirmed when the last page went away, newer than its copy.
   function replayStored() {
     let replayed = false;
@@ -432,6 +460,7 @@
       inflight = { seconds: activeSeconds, signature: sig, changes, versions: { ...versions } };
       event.detail.formData.set("active", String(activeSeconds));
       event.detail.formData.set("versions", JSON.stringify(versions));
+      event.detail.formData.set("known", JSON.stringify({ ...serverVersions, ...versions }));
       if (!failing) showState("saving…", "saving");
     });
 
@@ -454,6 +483,7 @@
       inflight = null;
       if (status === 200 && !loggedOut) {
         stored(sent);
+        takeFresher();
       } else if (status === 400 || status === 409) {
         failing = false;
         clearTimeout(retryTimer); // the swapped-in message says why
@@ -559,6 +589,8 @@
       }
       submitting = true;
       form.querySelector("input[name=active]").value = String(activeSeconds);
+      const sentVersions = form.querySelector("input[name=versions]");
+      if (sentVersions) sentVersions.value = JSON.stringify(versions);
     });
     const missing = missingRows();
     setFocus(missing.length && missing.length < rows.length ? rows.indexOf(missing[0]) : 0, {

@@ -4,7 +4,7 @@ order the saves arrive in and however often one arrives."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.drafts import answer_of, fields_of, merge, parse_versions
+from annotation.drafts import answer_of, fields_of, fresher, merge, parse_versions
 
 FIELDS = ("score-clinical_safety", "why-clinical_safety", "why-triage_quality", "flags")
 NAMES = frozenset(FIELDS) | {"comments"}
@@ -92,3 +92,13 @@ def test_any_order_and_any_repeat_gives_each_field_its_newest_value(saves, order
             assert name not in fields
         else:
             assert fields[name] == newest_value
+
+
+def test_fresher_lists_what_the_page_has_not_seen_cleared_fields_included():
+    fields = {"why-clinical_safety": "late text", "flags": ["unsafe"]}
+    versions = {"why-clinical_safety": 50, "flags": 10, "why-triage_quality": 60}
+    known = {"why-clinical_safety": 40, "flags": 10}
+    assert fresher(fields, versions, known) == {
+        "why-clinical_safety": [50, "late text"],
+        "why-triage_quality": [60, None],
+    }

@@ -1,6 +1,7 @@
 """The clinician's review pages over HTTP: what they show, drafts, idempotent submission,
 revisions, calibration feedback, who may reach what, and what must never appear."""
 
+import html
 import json
 import re
 
@@ -560,6 +561,15 @@ def test_a_late_page_hide_save_is_not_overwritten_by_the_reloaded_pages_older_bo
     assert item.draft["scores"] == {"clinical_safety": 2}
     assert item.draft["why"] == {"clinical_safety": "Never asked."}
     assert item.draft_versions == {"score-clinical_safety": 300, "why-clinical_safety": 200}
+    # A page that knew only the older text is told of the newer one in the save's answer.
+    answer = draft_post(
+        logged_in,
+        item,
+        {},
+        known=json.dumps({"why-clinical_safety": 150, "score-clinical_safety": 300}),
+    )
+    fresher = re.search(r'data-fresher="([^"]*)"', answer.content.decode()).group(1)
+    assert json.loads(html.unescape(fresher)) == {"why-clinical_safety": [200, "Never asked."]}
     body = logged_in.get(url("review_item", item.code)).content.decode()
     versions = re.search(r'id="draft-versions" type="application/json">(.*?)</script>', body)
     assert json.loads(versions.group(1)) == item.draft_versions
@@ -570,6 +580,12 @@ def test_a_form_sent_without_versions_still_saves_every_field(logged_in, item):
     logged_in.post(url("review_draft", item.code), {"why-clinical_safety": "b"})
     item.refresh_from_db()
     assert item.draft["why"] == {"clinical_safety": "b"}
+    # Without the page's script the hidden field stays empty: an incomplete submit keeps it all.
+    form = {"why-clinical_safety": "c", "score-clinical_safety": "4", "versions": "", "nonce": "x"}
+    assert logged_in.post(url("review_submit", item.code), form).status_code == 400
+    item.refresh_from_db()
+    assert item.draft["why"] == {"clinical_safety": "c"}
+    assert item.draft["scores"] == {"clinical_safety": 4}
 
 
 # --- N/A only where the rubric allows it ------------------------------------------------------

@@ -280,3 +280,26 @@ def test_a_first_time_clinician_gets_one_screen_of_introduction(page, live_serve
     page.goto(f"{live_server.url}/review/")
     page.keyboard.press("Enter")  # seen once: straight to the item now
     expect(page).to_have_url(item_url(live_server, first.code))
+
+
+def test_a_save_that_lands_after_the_page_loaded_shows_up_in_the_form(page, live_server, me, study):
+    from annotation import reviewing
+
+    first = mine(me, study)[0]
+    log_in(page, live_server, me.user.username)
+    page.goto(item_url(live_server, first.code))
+    expect(focused(page)).to_be_visible()
+    # The page-hide save of the last page (or another tab) arrives after this page was served.
+    late = {"why-clinical_safety": 10**13}
+    text = "Typed just before the reload."
+    reviewing.save_draft(first, {"why": {"clinical_safety": text}}, 0, me.user, versions=late)
+    page.keyboard.press("3")  # this page's next save learns of it and shows it
+    box = page.locator("textarea[name=why-clinical_safety]")
+    expect(box).to_have_value(text)
+    box.focus()
+    page.eval_on_selector("textarea[name=why-clinical_safety]", "t => t.setSelectionRange(99, 99)")
+    box.press_sequentially(" More.")
+    expect(page.locator("#save-state")).to_have_text(re.compile(r"^saved"), timeout=10_000)
+    first.refresh_from_db()
+    assert first.draft["why"] == {"clinical_safety": f"{text} More."}
+    assert first.draft["scores"] == {"clinical_safety": 3}
