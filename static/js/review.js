@@ -450,7 +450,7 @@
     form.addEventListener("htmx:configRequest", (event) => {
       if (event.detail.elt !== form) return;
       const sig = signature(event.detail.formData);
-      if (sig === savedSignature && !failing) {
+      if (sig === savedSignature && !failing && !inflight) {
         event.preventDefault(); // the server already has exactly this
         savedChanges = changes;
         confirmed({ ...versions });
