@@ -710,7 +710,23 @@
     }
   });
 
+  // Edits never confirmed for a month belong to items long gone (submitted elsewhere,
+  // reassigned): versions are edit times in ms, so their age is plain.
+  function forgetStaleDrafts() {
+    const monthAgo = Date.now() - 30 * 24 * 3600 * 1000;
+    try {
+      for (const key of Object.keys(localStorage)) {
+        if (!key.startsWith("pab-draft:")) continue;
+        const entries = Object.values(JSON.parse(localStorage.getItem(key) || "{}") || {});
+        if (entries.every((entry) => !entry || entry.v < monthAgo)) localStorage.removeItem(key);
+      }
+    } catch (error) {
+      // storage disabled or an entry not ours
+    }
+  }
+
   if (form) {
+    forgetStaleDrafts();
     wireForm();
     wireThread();
     if (autosave && editable && window.htmx) wireAutosave();
