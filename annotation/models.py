@@ -37,6 +37,8 @@ class Clinician(models.Model):
     track = models.CharField(max_length=16, choices=Track.choices, default=Track.CLINICAL)
     specialty = models.CharField(max_length=120, blank=True)
     years_in_practice = models.PositiveSmallIntegerField(null=True, blank=True)
+    # When they saw the one-screen introduction shown before their first item.
+    onboarded_at = models.DateTimeField(null=True, blank=True)
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -150,6 +152,8 @@ class Assignment(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     draft = models.JSONField(default=dict, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
+    # field -> the page's version of the value in `draft` (see annotation/drafts.py)
+    draft_versions = models.JSONField(default=dict, blank=True)
     seconds_on_item = models.PositiveIntegerField(default=0)
     opened_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -16,10 +16,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
 
-from annotation import audit
+from annotation import audit, drafts
 from annotation.calibration import compare
 from annotation.models import Assignment, Clinician, Study, Submission
 from annotation.qualification import is_qualified
+from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
 from ratings.rubric import Dimension, Rubric, cached_rubric
@@ -101,11 +102,7 @@ def _chart(profile, today: str) -> PatientChart | None:
         medications=tuple(_medication(m) for m in profile.get("medications") or ()),
         allergies=tuple(profile.get("allergies") or ()),
         pcp=(profile.get("pcp") or {}).get("name", ""),
-        insurance=" ".join(
-            filter(
-                None, [(profile.get("insurance") or {}).get(k, "") for k in ("provider", "plan")]
-            )
-        ),
+        insurance=insurance_line(profile.get("insurance")),
         pharmacy=(profile.get("pharmacy") or {}).get("name", ""),
         appointments=tuple(_appointment(a) for a in profile.get("appointments") or ()),
     )
@@ -149,6 +146,7 @@ class ReviewState:
     version: int
     saved_at: object
     feedback: tuple = ()
+    versions: dict | None = None  # the draft's field versions (annotation/drafts.py)
 
 
 def rubric_of(study: Study) -> Rubric:
@@ -180,6 +178,7 @@ def state_for(assignment: Assignment) -> ReviewState:
         version=current.version if current else 0,
         saved_at=assignment.draft_saved_at,
         feedback=tuple(feedback_for(assignment)),
+        versions={} if current else dict(assignment.draft_versions or {}),
     )
 
 
@@ -199,14 +198,24 @@ def _answer_of(submission: Submission) -> dict:
 # --- reading what the page sends -------------------------------------------------------------
 
 
-def answer_from_post(post, dimensions: tuple[Dimension, ...], anchors: frozenset[str]) -> dict:
+def answer_from_post(
+    post,
+    dimensions: tuple[Dimension, ...],
+    anchors: frozenset[str],
+    not_applicable: frozenset[str] | None = None,
+) -> dict:
     """The page's form as a draft: `score-<dim>` (1–5 or na), `why-<dim>`, `flag`,
-    `comment-anchor`/`comment-text` pairs. Anything else is ignored; bad values are refused."""
+    `comment-anchor`/`comment-text` pairs. Anything else is ignored; bad values are refused,
+    N/A included where the rubric does not allow it (`not_applicable`: the dimensions that do;
+    None: every scored one)."""
     scores, why = {}, {}
     for dimension in dimensions:
         raw = (post.get(f"score-{dimension.key}") or "").strip()
         if raw:
-            scores[dimension.key] = _score_value(raw, dimension)
+            allowed = dimension.scored and (
+                not_applicable is None or dimension.key in not_applicable
+            )
+            scores[dimension.key] = _score_value(raw, dimension, allowed)
         text = _text(post.get(f"why-{dimension.key}"))
         if text:
             why[dimension.key] = text[:MAX_TEXT]
@@ -221,6 +230,19 @@ def answer_from_post(post, dimensions: tuple[Dimension, ...], anchors: frozenset
     return {"scores": scores, "why": why, "flags": flags, "comments": comments}
 
 
+def not_applicable_allowed(
+    dimensions: tuple[Dimension, ...], transcript: Transcript
+) -> frozenset[str]:
+    """The dimensions that may be marked N/A in this conversation, by the rubric's rule."""
+    agent_replied = any(t.speaker == "agent" and t.text for t in transcript.turns)
+    tools_called = bool(transcript.tool_cards)
+    return frozenset(
+        d.key
+        for d in dimensions
+        if d.allows_not_applicable(agent_replied=agent_replied, tools_called=tools_called)
+    )
+
+
 def _text(raw) -> str:
     """A justification or comment as typed; NUL is refused (PostgreSQL cannot store it)."""
     text = (raw or "").strip()
@@ -229,13 +251,15 @@ def _text(raw) -> str:
     return text
 
 
-def _score_value(raw: str, dimension: Dimension):
-    if raw == NOT_APPLICABLE and dimension.scored:
+def _score_value(raw: str, dimension: Dimension, not_applicable_allowed: bool):
+    if raw == NOT_APPLICABLE and not_applicable_allowed:
         return NOT_APPLICABLE
     if raw in {"1", "2", "3", "4", "5"}:
         return int(raw)
+    if raw == NOT_APPLICABLE and dimension.scored:
+        raise ReviewError(f"{dimension.label}: N/A does not apply here. {dimension.applicability}")
     raise ReviewError(
-        f"{dimension.label}: choose 1 to 5" + ("" if not dimension.scored else " or N/A")
+        f"{dimension.label}: choose 1 to 5" + (" or N/A" if not_applicable_allowed else "")
     )
 
 
@@ -249,24 +273,56 @@ def active_seconds(raw) -> int:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def save_draft(assignment: Assignment, answer: dict, seconds: int, actor) -> None:
-    """Drafts of an open item only; a submitted item changes only through `revise`."""
+def save_draft(
+    assignment: Assignment, answer: dict, seconds: int, actor, versions: dict | None = None
+) -> None:
+    """Merge a save into the draft of an open item, field by field (annotation/drafts.py): a
+    field changes only for a newer version, so saves may arrive late, out of order or twice.
+    Without `versions` (a form sent without the page's script) every field of the answer wins.
+    A submitted item changes only through `revise`."""
+    names = draft_field_names(assignment)
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if locked.status != Assignment.Status.OPEN:
             raise ReviewError("This item is already submitted; use Revise to change it.")
-        locked.draft = answer
-        locked.draft_saved_at = timezone.now()
-        locked.seconds_on_item += seconds
-        locked.save(update_fields=["draft", "draft_saved_at", "seconds_on_item"])
-        audit.record(
-            actor,
-            "draft_saved",
-            item=assignment.item,
-            assignment=locked,
-            scores=answer.get("scores", {}),
+        stored_versions = locked.draft_versions or {}
+        if versions is None:
+            newest = max(stored_versions.values(), default=0) + 1
+            versions = dict.fromkeys(names, newest)
+        fields, merged_versions = drafts.merge(
+            drafts.fields_of(locked.draft or {}),
+            stored_versions,
+            drafts.fields_of(answer),
+            drafts.parse_versions(versions, names),
         )
+        merged = drafts.answer_of(fields)
+        changed = merged != drafts.answer_of(drafts.fields_of(locked.draft or {}))
+        locked.seconds_on_item += seconds
+        update = ["seconds_on_item"]
+        if changed or merged_versions != stored_versions:
+            locked.draft, locked.draft_versions = merged, merged_versions
+            locked.draft_saved_at = timezone.now()
+            update += ["draft", "draft_versions", "draft_saved_at"]
+        locked.save(update_fields=update)
+        if changed:
+            audit.record(
+                actor,
+                "draft_saved",
+                item=assignment.item,
+                assignment=locked,
+                scores=merged.get("scores", {}),
+            )
     assignment.draft, assignment.draft_saved_at = locked.draft, locked.draft_saved_at
+    assignment.draft_versions = locked.draft_versions
+
+
+def draft_field_names(assignment: Assignment) -> frozenset[str]:
+    keys = [d.key for d in dimensions_of(assignment, rubric_of(assignment.item.study))]
+    return frozenset(
+        [f"{drafts.SCORE}{k}" for k in keys]
+        + [f"{drafts.WHY}{k}" for k in keys]
+        + [drafts.FLAGS, drafts.COMMENTS]
+    )
 
 
 def submit(assignment: Assignment, answer: dict, nonce: str, seconds: int, actor) -> Submission:
@@ -512,3 +568,10 @@ def clinician_for(user) -> Clinician:
     by an admin rather than invited (clinical track until a researcher sets it)."""
     clinician, _created = Clinician.objects.get_or_create(user=user)
     return clinician
+
+
+def mark_onboarded(clinician: Clinician) -> None:
+    """Record that the introduction was seen; the first time counts, later visits change nothing."""
+    Clinician.objects.filter(pk=clinician.pk, onboarded_at__isnull=True).update(
+        onboarded_at=timezone.now()
+    )

@@ -8,6 +8,7 @@ from annotation.views import review
 urlpatterns = [
     path("", review.home, name="review_home"),
     path("next/", review.next_item, name="review_next"),
+    path("welcome/", review.welcome, name="review_welcome"),
     path("round/<str:study_code>/", review.round_summary, name="review_round"),
     path("<str:code>/", review.item, name="review_item"),
     path("<str:code>/draft/", review.draft, name="review_draft"),

@@ -29,6 +29,11 @@ REALISM = "realism"
 TRACKS = SCORED_TRACKS | {REALISM}
 JUDGES = frozenset({"panel", "experiment"})
 SCORED_DIMENSION_COUNT = 6
+# When a dimension may be marked not applicable, as a rule a page and a server can check; the
+# `applicability` text says the same in words. "judgement": whenever the rater judges so;
+# "agent_silent": only when the agent never wrote to the patient; "no_tool_calls": only when
+# the agent called no tool; "never": realism, always rated.
+NOT_APPLICABLE_RULES = frozenset({"judgement", "agent_silent", "no_tool_calls", "never"})
 
 
 class RubricError(ValueError):
@@ -52,11 +57,21 @@ class Dimension:
     applicability: str
     judges: str
     levels: tuple[Level, ...]
+    not_applicable_when: str = "judgement"
 
     @property
     def scored(self) -> bool:
         """True for the agent's dimensions; realism rates the simulation instead."""
         return self.track != REALISM
+
+    def allows_not_applicable(self, *, agent_replied: bool, tools_called: bool) -> bool:
+        """Whether N/A may be chosen for a conversation with these facts."""
+        rule = self.not_applicable_when
+        if rule == "agent_silent":
+            return not agent_replied
+        if rule == "no_tool_calls":
+            return not tools_called
+        return rule == "judgement"
 
     def level(self, score: int) -> Level:
         return self.levels[SCORES.index(score)]
@@ -220,7 +235,19 @@ def _dimension(data: Any, where: _Where) -> Dimension:
         applicability=_text(data, "applicability", where),
         judges=judges,
         levels=_levels(data.get("levels"), where),
+        not_applicable_when=_not_applicable_rule(data, track, where),
     )
+
+
+def _not_applicable_rule(data: dict, track: str, where: _Where) -> str:
+    rule = data.get("not_applicable_when", "never" if track == REALISM else "judgement")
+    if rule not in NOT_APPLICABLE_RULES:
+        raise where.error(
+            "not_applicable_when", f"must be one of {sorted(NOT_APPLICABLE_RULES)}, got {rule!r}"
+        )
+    if track == REALISM and rule != "never":
+        raise where.error("not_applicable_when", "must be never for a realism dimension")
+    return rule
 
 
 def _weight(value: Any, track: str, where: _Where) -> float | None:

@@ -9,6 +9,7 @@ accident. A code that is not the requester's answers 403 before anything is read
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 
@@ -17,10 +18,11 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
-from annotation import reviewing
-from annotation.models import Assignment, Study
+from annotation import drafts, reviewing
+from annotation.models import TRACKS, Assignment, Study
 from annotation.reviewing import (
     FLAGS,
     NOT_APPLICABLE,
@@ -37,14 +39,16 @@ from annotation.reviewing import (
     locked_reason,
     material_for,
     next_open,
+    not_applicable_allowed,
     rubric_of,
     state_for,
 )
 from patientagentbench.roles import CLINICIAN, role_required
 from patientagentbench.transcripts import Transcript
-from ratings.rubric import Dimension
+from ratings.rubric import Dimension, cached_rubric
 
 PAGE = "annotation/review/item.html"
+FLAG_KEYS = {"unsafe": "u", "broken": "b"}  # the key that toggles each flag on the review page
 
 
 # --- who and what ----------------------------------------------------------------------------
@@ -103,6 +107,41 @@ def next_item(request):
     return redirect("review_item", code=following.code)
 
 
+# --- the introduction, before the first item ------------------------------------------------
+
+
+@role_required(CLINICIAN)
+def welcome(request):
+    """What is scored, the tracks, the keys and who sees the scores. Shown before a clinician's
+    first item; the key map links back to it."""
+    clinician = clinician_for(request.user)
+    next_code = _code(request.POST.get("next") or request.GET.get("next") or "")
+    if not Assignment.objects.filter(clinician=clinician, code=next_code).live().exists():
+        next_code = ""  # only ever back to one of their own items
+    if request.method == "POST":
+        reviewing.mark_onboarded(clinician)
+        return redirect(reverse("review_item", args=[next_code]) if next_code else "review_next")
+    rubric = cached_rubric()
+    return render(
+        request,
+        "annotation/review/welcome.html",
+        {
+            "first_time": clinician.onboarded_at is None,
+            "next_code": next_code,
+            "tracks": [
+                (
+                    track,
+                    track in clinician.tracks,
+                    [d.label for d in rubric.scored if d.track == track],
+                )
+                for track in TRACKS
+            ],
+            "realism": [d.label for d in rubric.realism],
+            "flags": [(label, FLAG_KEYS[key]) for key, label in FLAGS.items()],
+        },
+    )
+
+
 # --- the review page -------------------------------------------------------------------------
 
 
@@ -115,6 +154,7 @@ class Row:
     why: str
     missing: bool
     first_realism: bool
+    offers_na: bool = False  # the rubric allows N/A for this dimension in this conversation
 
     @property
     def key(self) -> str:
@@ -138,6 +178,8 @@ class Comment:
 @role_required(CLINICIAN)
 def item(request, code: str):
     assignment = _assignment(request, code)
+    if assignment.clinician.onboarded_at is None:  # one screen of introduction, first
+        return redirect(f"{reverse('review_welcome')}?{urlencode({'next': assignment.code})}")
     reason = locked_reason(assignment.clinician, assignment.item.study)
     if reason:
         messages.info(request, reason)
@@ -155,9 +197,13 @@ def draft(request, code: str):
     try:
         answer = _answer(request, assignment)
         reviewing.save_draft(
-            assignment, answer, active_seconds(request.POST.get("active")), request.user
+            assignment,
+            answer,
+            active_seconds(request.POST.get("active")),
+            request.user,
+            versions=_versions(request),
         )
-        context = {"saved_at": assignment.draft_saved_at}
+        context = {"saved_at": assignment.draft_saved_at, "fresher": _fresher(request, assignment)}
     except ReviewError as exc:
         status = 409 if assignment.status != Assignment.Status.OPEN else 400
         context = {"save_error": str(exc)}
@@ -179,7 +225,7 @@ def submit(request, code: str):
         # Nothing is lost: what was sent becomes the draft, and the page shows it again with
         # the same nonce, so the corrected form still stores once.
         try:
-            reviewing.save_draft(assignment, answer, seconds, request.user)
+            reviewing.save_draft(assignment, answer, seconds, request.user, _versions(request))
         except ReviewError:
             return redirect("review_item", code=code)  # submitted meanwhile (another tab)
         return _page(
@@ -228,11 +274,41 @@ def revise(request, code: str):
 
 def _answer(request, assignment: Assignment) -> dict:
     dimensions = dimensions_of(assignment, rubric_of(assignment.item.study))
-    # Anchors check comments only; most autosaves carry none, and building the conversation
-    # to list them was a third of a draft save.
+    # Anchors check comments and the conversation decides where N/A is allowed; most
+    # autosaves carry neither, and building the conversation was a third of a draft save.
     has_comments = any(request.POST.getlist("comment-anchor"))
-    anchors = material_for(assignment).transcript.anchors if has_comments else frozenset()
-    return answer_from_post(request.POST, dimensions, anchors)
+    has_na = any(request.POST.get(f"score-{d.key}") == NOT_APPLICABLE for d in dimensions)
+    transcript = material_for(assignment).transcript if has_comments or has_na else None
+    anchors = transcript.anchors if has_comments else frozenset()
+    allowed = not_applicable_allowed(dimensions, transcript) if has_na else frozenset()
+    return answer_from_post(request.POST, dimensions, anchors, allowed)
+
+
+def _fresher(request, assignment: Assignment) -> str:
+    """What the server holds newer than the page knows (its `known` versions), for the page."""
+    try:
+        known = json.loads(request.POST.get("known") or "{}")
+    except ValueError:
+        known = {}
+    names = reviewing.draft_field_names(assignment)
+    newer = drafts.fresher(
+        drafts.fields_of(assignment.draft or {}),
+        assignment.draft_versions or {},
+        drafts.parse_versions(known, names),
+    )
+    return json.dumps(newer) if newer else ""
+
+
+def _versions(request) -> dict | None:
+    """The page's field versions (JSON); None when the form came without the page's script
+    (the hidden field left empty), and then every field it sent wins."""
+    raw = request.POST.get("versions")
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return {}
 
 
 def _after_submit(assignment: Assignment) -> str:
@@ -277,9 +353,18 @@ def _page(
         "state": state,
         "material": material,
         "transcript": material.transcript,
-        "rows": _rows(state.dimensions, answer, missing),
+        "rows": _rows(
+            state.dimensions,
+            answer,
+            missing,
+            not_applicable_allowed(state.dimensions, material.transcript),
+        ),
+        "draft_versions": state.versions or {},
         "tracks": sorted({d.track for d in state.dimensions if d.scored}),
-        "flags": [(key, label, key in (answer.get("flags") or ())) for key, label in FLAGS.items()],
+        "flags": [
+            (key, label, key in (answer.get("flags") or ()), FLAG_KEYS[key])
+            for key, label in FLAGS.items()
+        ],
         "comments": _comments(answer, material.transcript),
         "nonce": nonce or secrets.token_urlsafe(16),
         "editable": not state.submitted or revising,
@@ -293,7 +378,12 @@ def _page(
     return render(request, PAGE, context, status=400 if error else 200)
 
 
-def _rows(dimensions: tuple[Dimension, ...], answer: dict, missing: set[str]) -> list[Row]:
+def _rows(
+    dimensions: tuple[Dimension, ...],
+    answer: dict,
+    missing: set[str],
+    not_applicable: frozenset[str],
+) -> list[Row]:
     scores, why = answer.get("scores") or {}, answer.get("why") or {}
     rows, seen_realism = [], False
     for dimension in dimensions:
@@ -306,6 +396,7 @@ def _rows(dimensions: tuple[Dimension, ...], answer: dict, missing: set[str]) ->
                 why=why.get(dimension.key, ""),
                 missing=dimension.key in missing,
                 first_realism=first_realism,
+                offers_na=dimension.key in not_applicable,
             )
         )
     return rows

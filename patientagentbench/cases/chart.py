@@ -300,6 +300,17 @@ def _prescribers(medications: Any, exclude: str) -> list[str]:
     return names
 
 
+def insurance_line(insurance: Any) -> str:
+    """Insurer and plan on one line, the insurer once: a plan named after its insurer ("Aetna
+    Medicare Eagle PPO", "Original Medicare ...") reads as the plan alone."""
+    if not isinstance(insurance, Mapping):
+        return ""
+    provider, plan = plain_text(insurance.get("provider")), plain_text(insurance.get("plan"))
+    if provider and plan and provider.lower() in plan.lower():
+        return plan
+    return " ".join(part for part in (provider, plan) if part)
+
+
 def _insurance(insurance: Any) -> list[Row]:
     fields = (("provider", "Provider"), ("plan", "Plan"), ("member_id", "Member ID"))
     return _record_rows(insurance, "Insurance", fields)

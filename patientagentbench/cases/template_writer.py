@@ -215,7 +215,7 @@ def _insurance(rng: random.Random, age: int, state: str) -> dict[str, str] | Non
         return None
     if roll < 0.22:
         name = catalog.MEDICAID_NAMES.get(state, f"{state} Medicaid")
-        return {"provider": name, "plan": "Medicaid managed care", "member_id": _member_id(rng, "")}
+        return {"provider": name, "plan": "Managed care", "member_id": _member_id(rng, "")}
     if state in catalog.KAISER_STATES and rng.random() < 0.25:
         return {
             "provider": "Kaiser Permanente",

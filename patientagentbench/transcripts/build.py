@@ -6,6 +6,9 @@ import json
 from dataclasses import dataclass
 
 LONG_TEXT = 600  # characters of arguments or result past which a tool card starts collapsed
+# Reads of the patient's record: a reader checks the agent's claims against them, so their
+# results stay open however long they are.
+CHART_READS = frozenset({"get_profile", "list_medications", "list_appointments"})
 
 # The only message and call fields a transcript reads. Everything else in a stored message
 # (raw provider payloads, thinking, provider ids, usage) is never looked at.
@@ -23,7 +26,8 @@ class ToolCard:
     result: str
     status: str  # "ok", "error", or "no result" when nothing answered the call
     malformed: bool
-    long: bool
+    collapsed: bool  # long, and not a read of the chart
+    reads_chart: bool  # shown whole: a reader checks claims against it
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,17 +104,20 @@ def _allowed(record, fields: tuple[str, ...]) -> dict:
 
 def _tool_card(call: dict, answer: dict | None, number: int) -> ToolCard:
     malformed = bool(call.get("malformed", False))
+    name = _text(call.get("name"))
     arguments = _text(call.get("raw_arguments")) if malformed else pretty(call.get("arguments"))
     result = pretty(answer.get("content", "")) if answer else ""
     return ToolCard(
         anchor=f"t{number}",
         number=number,
-        name=_text(call.get("name")),
+        name=name,
         arguments=arguments,
         result=result,
         status=_text((answer or {}).get("status")) or ("ok" if answer else "no result"),
         malformed=malformed,
-        long=len(arguments) > LONG_TEXT or len(result) > LONG_TEXT,
+        collapsed=(len(arguments) > LONG_TEXT or len(result) > LONG_TEXT)
+        and name not in CHART_READS,
+        reads_chart=name in CHART_READS,
     )
 
 

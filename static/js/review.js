@@ -168,9 +168,9 @@
     });
   }
 
-  function addComment(el) {
-    if (!el || !editable || !commentTemplate) return;
-    setCurrent(el);
+  // The comment box of a turn or tool call, made when it has none yet.
+  function commentBox(el) {
+    if (!commentTemplate) return null;
     let box = Array.from(commentList.querySelectorAll(".comment")).find(
       (existing) => existing.dataset.anchor === el.id
     );
@@ -183,6 +183,13 @@
       link.textContent = labelFor(el);
       commentList.appendChild(box);
     }
+    return box;
+  }
+
+  function addComment(el) {
+    if (!el || !editable || !commentTemplate) return;
+    setCurrent(el);
+    const box = commentBox(el);
     markCommented();
     const text = box.querySelector("textarea");
     box.scrollIntoView({ block: "nearest" });
@@ -215,6 +222,18 @@
   }
 
   // --- autosave: htmx sends, this keeps the state honest -----------------------------------
+  // Every edited field gets a version (a clock in ms, strictly increasing); the server keeps,
+  // per field, the value of the newest version it has seen, so a late page-hide save or a
+  // replay never overwrites newer text. Until the server confirms a field, its value and
+  // version wait in localStorage; a reloaded page that finds one newer than the server's puts
+  // it back in the form and sends it again.
+
+  const storeKey = form ? `pab-draft:${form.dataset.code}` : "";
+  const serverVersionsEl = document.getElementById("draft-versions");
+  const serverVersions = serverVersionsEl ? JSON.parse(serverVersionsEl.textContent) : {};
+  const versions = {}; // fields edited (or replayed) in this page -> their version
+  let pending = {}; // fields the server has not confirmed -> {v, value}
+  let clock = Math.max(0, ...Object.values(serverVersions));
 
   let activeSeconds = 0; // visible and focused since the last stored save
   let changes = 0; // edits made in this page
@@ -226,10 +245,141 @@
   let retryDelay = 2000;
   let retryTimer = null;
 
+  function fieldOf(el) {
+    if (!el) return null;
+    if (el.id === "comment-list") return "comments"; // a comment box was removed
+    const name = el.name || "";
+    if (name.startsWith("score-") || name.startsWith("why-")) return name;
+    if (name === "flag") return "flags";
+    if (name === "comment-text" || name === "comment-anchor") return "comments";
+    return null;
+  }
+
+  function valueOf(field) {
+    if (field.startsWith("score-")) {
+      const input = form.querySelector(`input[name="${field}"]:checked`);
+      return input ? input.value : "";
+    }
+    if (field.startsWith("why-")) {
+      const text = form.querySelector(`textarea[name="${field}"]`);
+      return text ? text.value : "";
+    }
+    if (field === "flags") {
+      return Array.from(form.querySelectorAll("input[name=flag]:checked")).map((i) => i.value);
+    }
+    return Array.from(commentList.querySelectorAll(".comment")).map((box) => ({
+      anchor: box.dataset.anchor,
+      text: box.querySelector("textarea").value,
+    }));
+  }
+
+  function putBack(field, value) {
+    if (field.startsWith("score-")) {
+      form.querySelectorAll(`input[name="${field}"]`).forEach((i) => {
+        i.checked = i.value === value;
+      });
+    } else if (field.startsWith("why-")) {
+      const text = form.querySelector(`textarea[name="${field}"]`);
+      if (text) {
+        text.value = value;
+        const details = text.closest("details");
+        if (details && value) details.open = true;
+      }
+    } else if (field === "flags") {
+      form.querySelectorAll("input[name=flag]").forEach((i) => {
+        i.checked = value.includes(i.value);
+      });
+    } else if (field === "comments") {
+      commentList.replaceChildren();
+      value.forEach(({ anchor, text }) => {
+        const el = document.getElementById(anchor);
+        const box = el ? commentBox(el) : null;
+        if (box) box.querySelector("textarea").value = text;
+      });
+      markCommented();
+    }
+  }
+
+  function readStore() {
+    try {
+      return JSON.parse(localStorage.getItem(storeKey) || "{}") || {};
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function writeStore() {
+    try {
+      if (Object.keys(pending).length) localStorage.setItem(storeKey, JSON.stringify(pending));
+      else localStorage.removeItem(storeKey);
+    } catch (error) {
+      // storage full or disabled: the page and the page-hide save still hold the edit
+    }
+  }
+
+  function stampEdit(field) {
+    clock = Math.max(Date.now(), clock + 1);
+    versions[field] = clock;
+    pending[field] = { v: clock, value: valueOf(field) };
+    writeStore();
+  }
+
+  function confirmed(sentVersions) {
+    for (const [field, version] of Object.entries(sentVersions)) {
+      if (pending[field] && pending[field].v <= version) delete pending[field];
+    }
+    writeStore();
+  }
+
+  // A save that reached the server after this page was rendered (the last page's page-hide
+  // save, another tab): the server says so in its answer, and the form shows it.
+  function takeFresher() {
+    const el = document.getElementById("save-state");
+    if (!el || !el.dataset.fresher) return;
+    let newer;
+    try {
+      newer = JSON.parse(el.dataset.fresher);
+    } catch (error) {
+      return;
+    }
+    let changed = false;
+    for (const [field, [version, value]] of Object.entries(newer)) {
+      if (version <= Math.max(versions[field] || 0, serverVersions[field] || 0)) continue;
+      if (pending[field] && pending[field].v >= version) continue;
+      const empty = field === "flags" || field === "comments" ? [] : "";
+      putBack(field, value === null ? empty : field.startsWith("score-") ? String(value) : value);
+      serverVersions[field] = version;
+      clock = Math.max(clock, version);
+      changed = true;
+    }
+    if (changed) {
+      savedSignature = signature(new FormData(form));
+      refreshProgress();
+      rows.forEach((row) => showHint(row));
+    }
+  }
+
+  // Edits the server had not confirmed when the last page went away, newer than its copy.
+  function replayStored() {
+    let replayed = false;
+    for (const [field, entry] of Object.entries(readStore())) {
+      if (!entry || typeof entry.v !== "number" || entry.v <= (serverVersions[field] || 0)) continue;
+      putBack(field, entry.value);
+      versions[field] = entry.v;
+      pending[field] = entry;
+      clock = Math.max(clock, entry.v);
+      replayed = true;
+    }
+    writeStore(); // drops what the server already has
+    return replayed;
+  }
+
   function signature(data) {
     const parts = [];
     for (const [key, value] of data.entries()) {
-      if (!["active", "nonce", "csrfmiddlewaretoken"].includes(key)) parts.push(`${key}=${value}`);
+      if (!["active", "nonce", "csrfmiddlewaretoken", "versions"].includes(key)) {
+        parts.push(`${key}=${value}`);
+      }
     }
     return parts.join("&");
   }
@@ -273,6 +423,7 @@
     failing = false;
     retryDelay = 2000;
     clearTimeout(retryTimer);
+    confirmed(sent.versions);
     if (changes > savedChanges) showState("unsaved changes", "saving");
     else showSaved();
   }
@@ -284,24 +435,32 @@
     setInterval(refresh, 5000);
     refresh();
 
-    const edited = () => {
+    // Captured on the document, so the version is set before htmx (listening on the form)
+    // builds the request this same event triggers.
+    const edited = (event) => {
+      if (!form.contains(event.target)) return;
+      const field = fieldOf(event.target);
+      if (field) stampEdit(field);
       changes += 1;
       if (!inflight && !failing) showState("unsaved changes", "saving");
     };
-    form.addEventListener("change", edited);
-    form.addEventListener("input", edited);
+    document.addEventListener("change", edited, true);
+    document.addEventListener("input", edited, true);
 
     form.addEventListener("htmx:configRequest", (event) => {
       if (event.detail.elt !== form) return;
       const sig = signature(event.detail.formData);
-      if (sig === savedSignature && !failing) {
+      if (sig === savedSignature && !failing && !inflight) {
         event.preventDefault(); // the server already has exactly this
         savedChanges = changes;
+        confirmed({ ...versions });
         refresh();
         return;
       }
-      inflight = { seconds: activeSeconds, signature: sig, changes };
+      inflight = { seconds: activeSeconds, signature: sig, changes, versions: { ...versions } };
       event.detail.formData.set("active", String(activeSeconds));
+      event.detail.formData.set("versions", JSON.stringify(versions));
+      event.detail.formData.set("known", JSON.stringify({ ...serverVersions, ...versions }));
       if (!failing) showState("saving…", "saving");
     });
 
@@ -324,6 +483,7 @@
       inflight = null;
       if (status === 200 && !loggedOut) {
         stored(sent);
+        takeFresher();
       } else if (status === 400 || status === 409) {
         failing = false;
         clearTimeout(retryTimer); // the swapped-in message says why
@@ -338,12 +498,23 @@
       if (changes > savedChanges) htmx.trigger(form, "retry-save");
     });
 
-    // The last change of a page being closed still reaches the server.
+    // The last change of a page being closed still reaches the server; it may arrive after
+    // the next page's GET, which the versions make harmless.
     window.addEventListener("pagehide", () => {
-      if (submitting || changes <= savedChanges || !navigator.sendBeacon) return;
+      if (submitting || !Object.keys(pending).length) return;
       const data = new FormData(form);
       data.set("active", String(activeSeconds));
-      navigator.sendBeacon(form.getAttribute("hx-post"), data);
+      data.set("versions", JSON.stringify(versions));
+      try {
+        fetch(form.getAttribute("hx-post"), {
+          method: "POST",
+          body: data,
+          keepalive: true,
+          credentials: "same-origin",
+        });
+      } catch (error) {
+        // too large for keepalive: localStorage still holds the edit for the next load
+      }
     });
     // While the server cannot be reached, leaving would lose the change: ask first.
     window.addEventListener("beforeunload", (event) => {
@@ -352,6 +523,17 @@
         event.returnValue = "";
       }
     });
+
+    if (replayStored()) {
+      changes += 1;
+      showState("unsaved changes", "saving");
+      refreshProgress();
+      rows.forEach((row) => showHint(row));
+      // htmx wires the form on DOMContentLoaded; ask it to send once it has.
+      const send = () => setTimeout(() => htmx.trigger(form, "retry-save"), 0);
+      if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", send);
+      else send();
+    }
   }
 
   // --- the form ----------------------------------------------------------------------------
@@ -386,7 +568,7 @@
       if (!remove) return;
       remove.closest(".comment").remove();
       markCommented();
-      form.dispatchEvent(new Event("change", { bubbles: true }));
+      commentList.dispatchEvent(new Event("change", { bubbles: true }));
     });
     form.addEventListener("submit", (event) => {
       if (!editable) return;
@@ -407,6 +589,8 @@
       }
       submitting = true;
       form.querySelector("input[name=active]").value = String(activeSeconds);
+      const sentVersions = form.querySelector("input[name=versions]");
+      if (sentVersions) sentVersions.value = JSON.stringify(versions);
     });
     const missing = missingRows();
     setFocus(missing.length && missing.length < rows.length ? rows.indexOf(missing[0]) : 0, {
@@ -487,13 +671,26 @@
       case "N":
         if (!editable) return;
         event.preventDefault();
-        if (row.dataset.scored === "1") {
+        if (row.dataset.na === "1") {
           score(row, "na");
           advance();
+        } else if (row.dataset.scored === "1") {
+          const label = row.querySelector(".dim-label").textContent.trim();
+          say(`${label} takes a score from 1 to 5 here; N/A does not apply (see its levels).`);
         } else {
           say("Realism takes a score from 1 to 5; it has no N/A.");
         }
         break;
+      case "u":
+      case "b": {
+        if (!editable) return;
+        const flag = form.querySelector(`.flag[data-key="${event.key}"] input`);
+        if (!flag) return;
+        event.preventDefault();
+        flag.checked = !flag.checked;
+        flag.dispatchEvent(new Event("change", { bubbles: true }));
+        break;
+      }
       case "j":
       case "ArrowDown":
         event.preventDefault();
@@ -513,9 +710,32 @@
     }
   });
 
+  // Edits never confirmed for a month belong to items long gone (submitted elsewhere,
+  // reassigned): versions are edit times in ms, so their age is plain.
+  function forgetStaleDrafts() {
+    const monthAgo = Date.now() - 30 * 24 * 3600 * 1000;
+    try {
+      for (const key of Object.keys(localStorage)) {
+        if (!key.startsWith("pab-draft:")) continue;
+        const entries = Object.values(JSON.parse(localStorage.getItem(key) || "{}") || {});
+        if (entries.every((entry) => !entry || entry.v < monthAgo)) localStorage.removeItem(key);
+      }
+    } catch (error) {
+      // storage disabled or an entry not ours
+    }
+  }
+
   if (form) {
+    forgetStaleDrafts();
     wireForm();
     wireThread();
     if (autosave && editable && window.htmx) wireAutosave();
+    else if (!autosave && storeKey) {
+      try {
+        localStorage.removeItem(storeKey); // submitted: nothing left to replay
+      } catch (error) {
+        // storage disabled
+      }
+    }
   }
 })();

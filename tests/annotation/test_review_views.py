@@ -1,6 +1,8 @@
 """The clinician's review pages over HTTP: what they show, drafts, idempotent submission,
 revisions, calibration feedback, who may reach what, and what must never appear."""
 
+import html
+import json
 import re
 
 import pytest
@@ -8,6 +10,7 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.models import Assignment, AuditEvent, Clinician, Study, Submission
 from annotation.studies import StudySpec, create_study
@@ -24,10 +27,15 @@ REALISM = ("conversation_realism", "patient_profile_realism")
 REFERENCE_WHY = "Offered a restart without asking the prescriber."
 
 
-def make_clinician(username: str, track: str = Clinician.Track.CLINICAL) -> Clinician:
+def make_clinician(
+    username: str, track: str = Clinician.Track.CLINICAL, *, onboarded: bool = True
+) -> Clinician:
+    """A clinician who has seen the introduction, unless `onboarded=False`."""
     user = User.objects.create_user(username=username, password=PASSWORD)
     user.groups.add(Group.objects.get_or_create(name=CLINICIAN)[0])
-    return Clinician.objects.create(user=user, track=track)
+    return Clinician.objects.create(
+        user=user, track=track, onboarded_at=timezone.now() if onboarded else None
+    )
 
 
 def complete(**changes) -> dict:
@@ -103,8 +111,11 @@ def test_review_page_shows_chart_story_conversation_and_the_tracks_dimensions(lo
     for key in CLINICAL + REALISM:
         assert f'name="score-{key}"' in body
     assert 'name="score-workflow_accuracy"' not in body  # operations track: not mine
-    assert 'name="score-clinical_safety" value="na"' in body
-    assert 'name="score-conversation_realism" value="na"' not in body  # realism has no N/A
+    # N/A where the rubric allows it: triage by judgement; safety only if the agent never
+    # replied (it did); realism never.
+    assert 'name="score-triage_quality" value="na"' in body
+    assert 'name="score-clinical_safety" value="na"' not in body
+    assert 'name="score-conversation_realism" value="na"' not in body
     assert "item 1 of 3" in body and "Winter pilot" in body
     assert 'name="nonce"' in body
     assert f'hx-post="{url("review_draft", item.code)}"' in body
@@ -517,3 +528,165 @@ def test_the_database_failing_during_a_submission_gives_a_clear_error_and_keeps_
     again = logged_in.post(url("review_submit", item.code), form)
     assert again.status_code == 302
     assert Submission.objects.filter(assignment=item).count() == 1
+
+
+# --- drafts merge per field by version (issue 20) -------------------------------------------
+
+
+def draft_post(client, item, versions, **form):
+    return client.post(
+        url("review_draft", item.code),
+        {**form, "versions": json.dumps(versions)},
+        headers={"HX-Request": "true"},
+    )
+
+
+def test_a_late_page_hide_save_is_not_overwritten_by_the_reloaded_pages_older_box(logged_in, item):
+    # The reloaded page saves a score first; its why box is still empty (it was rendered before
+    # the page-hide save of the text arrived) and carries the text's older version.
+    draft_post(
+        logged_in,
+        item,
+        {"score-clinical_safety": 300, "why-clinical_safety": 100},
+        **{"score-clinical_safety": "2", "why-clinical_safety": ""},
+    )
+    draft_post(
+        logged_in, item, {"why-clinical_safety": 200}, **{"why-clinical_safety": "Never asked."}
+    )
+    draft_post(  # the same late save again: nothing changes
+        logged_in, item, {"why-clinical_safety": 200}, **{"why-clinical_safety": "Never asked."}
+    )
+    draft_post(logged_in, item, {"why-clinical_safety": 150}, **{"why-clinical_safety": "Nev"})
+    item.refresh_from_db()
+    assert item.draft["scores"] == {"clinical_safety": 2}
+    assert item.draft["why"] == {"clinical_safety": "Never asked."}
+    assert item.draft_versions == {"score-clinical_safety": 300, "why-clinical_safety": 200}
+    # A page that knew only the older text is told of the newer one in the save's answer.
+    answer = draft_post(
+        logged_in,
+        item,
+        {},
+        known=json.dumps({"why-clinical_safety": 150, "score-clinical_safety": 300}),
+    )
+    fresher = re.search(r'data-fresher="([^"]*)"', answer.content.decode()).group(1)
+    assert json.loads(html.unescape(fresher)) == {"why-clinical_safety": [200, "Never asked."]}
+    body = logged_in.get(url("review_item", item.code)).content.decode()
+    versions = re.search(r'id="draft-versions" type="application/json">(.*?)</script>', body)
+    assert json.loads(versions.group(1)) == item.draft_versions
+
+
+def test_a_form_sent_without_versions_still_saves_every_field(logged_in, item):
+    draft_post(logged_in, item, {"why-clinical_safety": 10**12}, **{"why-clinical_safety": "a"})
+    logged_in.post(url("review_draft", item.code), {"why-clinical_safety": "b"})
+    item.refresh_from_db()
+    assert item.draft["why"] == {"clinical_safety": "b"}
+    # Without the page's script the hidden field stays empty: an incomplete submit keeps it all.
+    form = {"why-clinical_safety": "c", "score-clinical_safety": "4", "versions": "", "nonce": "x"}
+    assert logged_in.post(url("review_submit", item.code), form).status_code == 400
+    item.refresh_from_db()
+    assert item.draft["why"] == {"clinical_safety": "c"}
+    assert item.draft["scores"] == {"clinical_safety": 4}
+
+
+# --- N/A only where the rubric allows it ------------------------------------------------------
+
+
+def test_na_on_clinical_safety_is_refused_when_the_agent_replied(logged_in, item):
+    response = logged_in.post(url("review_draft", item.code), {"score-clinical_safety": "na"})
+    assert response.status_code == 400
+    assert "N/A does not apply" in response.content.decode()
+    submitted = logged_in.post(
+        url("review_submit", item.code), complete(nonce="n-na", **{"score-clinical_safety": "na"})
+    )
+    assert submitted.status_code == 302  # back to the page with the reason
+    assert not Submission.objects.filter(assignment=item).exists()
+    ok = logged_in.post(url("review_draft", item.code), {"score-triage_quality": "na"})
+    assert ok.status_code == 200
+
+
+def test_na_on_clinical_safety_is_offered_when_the_agent_never_replied(logged_in, item):
+    trace = item.item.trace
+    trace.messages = [m for m in trace.messages if m.get("role") != "assistant"]
+    trace.save(update_fields=["messages"])
+    body = logged_in.get(url("review_item", item.code)).content.decode()
+    assert 'name="score-clinical_safety" value="na"' in body
+    response = logged_in.post(url("review_draft", item.code), {"score-clinical_safety": "na"})
+    assert response.status_code == 200
+
+
+def test_flags_have_keys_shown_on_the_page_and_in_the_key_map(logged_in, item):
+    body = logged_in.get(url("review_item", item.code)).content.decode()
+    assert 'data-key="u"' in body and 'data-key="b"' in body
+    keymap = body[body.index('<dialog id="keymap"') :]
+    assert "<kbd>u</kbd></td><td>flag: unsafe for the patient" in keymap
+    assert "<kbd>b</kbd></td><td>flag: broken conversation" in keymap
+    assert reverse("review_welcome") in keymap
+
+
+# --- the introduction before the first item ---------------------------------------------------
+
+
+def test_a_first_time_clinician_sees_the_introduction_once(client, study):
+    newcomer = make_clinician("dr-new", onboarded=False)
+    first = (
+        create_study(
+            StudySpec(name="Spring", overlap={"clinical": 1}),
+            [study.items.first().trace_id],
+            [newcomer],
+            study.created_by,
+        )
+        .items.get()
+        .assignments.get()
+    )
+    client.force_login(newcomer.user)
+    response = client.get(url("review_item", first.code))
+    welcome = f"{reverse('review_welcome')}?next={first.code}"
+    assert response.status_code == 302 and response["Location"] == welcome
+    body = client.get(welcome).content.decode()
+    assert "Your scores are never shown to anyone as yours" in body
+    assert "Clinical track" in body and "Operations track" in body and "yours" in body
+    assert "<kbd>u</kbd>" in body
+
+    done = client.post(reverse("review_welcome"), {"next": first.code})
+    assert done["Location"] == url("review_item", first.code)
+    newcomer.refresh_from_db()
+    seen = newcomer.onboarded_at
+    assert seen is not None
+    assert client.get(url("review_item", first.code)).status_code == 200
+    client.post(reverse("review_welcome"), {"next": first.code})  # reopened from the key map
+    newcomer.refresh_from_db()
+    assert newcomer.onboarded_at == seen
+
+
+def test_the_introduction_never_sends_to_someone_elses_item(logged_in, study, other):
+    theirs = mine(other, study)[0]
+    response = logged_in.post(reverse("review_welcome"), {"next": theirs.code})
+    assert response["Location"] == reverse("review_next")
+    body = logged_in.get(f"{reverse('review_welcome')}?next={theirs.code}").content.decode()
+    assert theirs.code not in body
+
+
+def test_a_long_profile_result_is_shown_whole_where_other_long_results_fold(logged_in, item):
+    long = json.dumps({"name": "Ana", "notes": "x" * 900})
+    trace = item.item.trace
+    trace.messages = [
+        {"role": "user", "content": "Hi."},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "a", "name": "get_profile", "arguments": {}},
+                {"id": "b", "name": "list_doctors", "arguments": {}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": long, "status": "ok"},
+        {"role": "tool", "tool_call_id": "b", "content": long, "status": "ok"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    trace.save(update_fields=["messages"])
+    body = logged_in.get(url("review_item", item.code)).content.decode()
+    profile = body[body.index('id="t1"') : body.index('id="t2"')]
+    doctors = body[body.index('id="t2"') :]
+    assert "reads-chart" in body[body.index('id="t1"') - 40 : body.index('id="t1"')]
+    assert "<details>" not in profile and "x" * 900 in profile
+    assert "<details>" in doctors[: doctors.index("</details>")]

@@ -185,3 +185,121 @@ def test_a_calibration_round_with_immediate_feedback(page, live_server, me, trac
     expect(page.locator("h1")).to_contain_text("you and the reference")
     expect(page.locator("table.agreement")).to_contain_text("Clinical safety")
     screenshot(page, "review-round")
+
+
+def test_typing_then_reloading_within_100_ms_ten_times_keeps_every_character(
+    page, live_server, me, study
+):
+    first = mine(me, study)[0]
+    log_in(page, live_server, me.user.username)
+    page.goto(item_url(live_server, first.code))
+    box = page.locator("textarea[name=why-clinical_safety]")
+    typed = ""
+    for n in range(10):
+        expect(focused(page)).to_be_visible()
+        expect(box).to_have_value(typed)  # every character so far, right after the reload
+        page.eval_on_selector(".dim[data-dim=clinical_safety] details.why", "d => d.open = true")
+        box.focus()
+        page.eval_on_selector(
+            "textarea[name=why-clinical_safety]", "t => t.setSelectionRange(9999, 9999)"
+        )
+        chunk = f"{n}abc,"
+        box.press_sequentially(chunk)
+        typed += chunk
+        page.wait_for_timeout(n * 10)  # 0 to 90 ms: long before the 800 ms autosave
+        page.reload()
+    expect(box).to_have_value(typed)
+    page.keyboard.press("Escape")
+    page.keyboard.press("3")  # a save of another field must not take the text with it
+    expect(page.locator("#save-state")).to_have_text(re.compile(r"^saved"))
+    first.refresh_from_db()
+    assert first.draft["why"] == {"clinical_safety": typed}
+    assert first.draft["scores"] == {"clinical_safety": 3}
+
+    # The server has it all: a browser with nothing stored locally sees every character.
+    fresh = page.context.browser.new_context()
+    try:
+        other = fresh.new_page()
+        log_in(other, live_server, me.user.username)
+        other.goto(item_url(live_server, first.code))
+        expect(other.locator("textarea[name=why-clinical_safety]")).to_have_value(typed)
+    finally:
+        fresh.close()
+
+
+def test_flags_take_a_key_and_the_key_map_lists_them(page, live_server, me, study):
+    first = mine(me, study)[0]
+    log_in(page, live_server, me.user.username)
+    page.goto(item_url(live_server, first.code))
+    expect(focused(page)).to_be_visible()
+    page.keyboard.press("u")
+    expect(page.locator("input[name=flag][value=unsafe]")).to_be_checked()
+    page.keyboard.press("b")
+    page.keyboard.press("b")  # again: unflagged
+    expect(page.locator("input[name=flag][value=broken]")).not_to_be_checked()
+    expect(page.locator("#save-state")).to_have_text(re.compile(r"^saved"))
+    first.refresh_from_db()
+    assert first.draft["flags"] == ["unsafe"]
+
+    # N/A is not offered on clinical safety when the agent replied: n says why, scores nothing.
+    page.keyboard.press("n")
+    expect(page.locator("[data-client-error]")).to_contain_text("N/A does not apply")
+    expect(page.locator("input[name=score-clinical_safety]:checked")).to_have_count(0)
+
+    page.keyboard.press("?")
+    keymap = page.locator("#keymap")
+    expect(keymap).to_be_visible()
+    expect(keymap).to_contain_text("flag: unsafe for the patient")
+    screenshot(page, "review-keymap-flags")
+    keymap.locator("[data-welcome]").click()
+    expect(page.locator("h1")).to_have_text("What you are scoring, and how")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(item_url(live_server, first.code))
+
+
+def test_a_first_time_clinician_gets_one_screen_of_introduction(page, live_server, study):
+    newcomer = make_clinician("dr-newcomer", onboarded=False)
+    create_study(
+        StudySpec(name="Spring pilot", overlap={"clinical": 1}),
+        [study.items.first().trace_id],
+        [newcomer],
+        study.created_by,
+    )
+    first = newcomer.assignments.get()
+    log_in(page, live_server, newcomer.user.username)
+    page.goto(f"{live_server.url}/review/")
+    page.keyboard.press("Enter")  # Continue: the introduction comes first
+    expect(page.locator("h1")).to_have_text("Before your first conversation")
+    expect(page.locator("body")).to_contain_text("Your scores are never shown to anyone as yours")
+    expect(page.locator("body")).to_contain_text("Operations track")
+    screenshot(page, "review-welcome")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(item_url(live_server, first.code))
+    newcomer.refresh_from_db()
+    assert newcomer.onboarded_at is not None
+    page.goto(f"{live_server.url}/review/")
+    page.keyboard.press("Enter")  # seen once: straight to the item now
+    expect(page).to_have_url(item_url(live_server, first.code))
+
+
+def test_a_save_that_lands_after_the_page_loaded_shows_up_in_the_form(page, live_server, me, study):
+    from annotation import reviewing
+
+    first = mine(me, study)[0]
+    log_in(page, live_server, me.user.username)
+    page.goto(item_url(live_server, first.code))
+    expect(focused(page)).to_be_visible()
+    # The page-hide save of the last page (or another tab) arrives after this page was served.
+    late = {"why-clinical_safety": 10**13}
+    text = "Typed just before the reload."
+    reviewing.save_draft(first, {"why": {"clinical_safety": text}}, 0, me.user, versions=late)
+    page.keyboard.press("3")  # this page's next save learns of it and shows it
+    box = page.locator("textarea[name=why-clinical_safety]")
+    expect(box).to_have_value(text)
+    box.focus()
+    page.eval_on_selector("textarea[name=why-clinical_safety]", "t => t.setSelectionRange(99, 99)")
+    box.press_sequentially(" More.")
+    expect(page.locator("#save-state")).to_have_text(re.compile(r"^saved"), timeout=10_000)
+    first.refresh_from_db()
+    assert first.draft["why"] == {"clinical_safety": f"{text} More."}
+    assert first.draft["scores"] == {"clinical_safety": 3}

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from patientagentbench.cases import catalog
+from patientagentbench.cases.chart import insurance_line
 from patientagentbench.cases.generate import generate_case_set
 from patientagentbench.cases.sampler import ALL_SUBTASKS, sample_attributes
 from patientagentbench.cases.schema import ESCALATION_SUBTASKS, GOAL_DETAILS
@@ -211,3 +212,19 @@ def test_sixty_cases_do_not_repeat_openings():
     openings = [c["opening"] for c in cases]
     assert len(set(openings)) == 60
     assert len({" ".join(o.split()[:4]) for o in openings}) >= 40
+
+
+def test_insurance_reads_once_as_insurer_then_plan():
+    # "NM Medicaid Medicaid managed care" and "Aetna Aetna Medicare Eagle PPO" were chart lines.
+    insurances = [c["profile"]["insurance"] for c in generate_case_set(200, seed=5)]
+    lines = [insurance_line(i) for i in insurances if i]
+    assert any("Medicaid" in line for line in lines) and any("Aetna" in line for line in lines)
+    for line in lines:
+        words = line.lower().split()
+        assert all(a != b for a, b in zip(words, words[1:], strict=False)), line
+        assert line.lower().count("medicaid") <= 1, line
+    assert insurance_line({"provider": "Aetna", "plan": "Aetna Medicare Eagle PPO"}) == (
+        "Aetna Medicare Eagle PPO"
+    )
+    assert insurance_line({"provider": "Cigna", "plan": "LocalPlus"}) == "Cigna LocalPlus"
+    assert insurance_line(None) == "" and insurance_line({"plan": "HMO"}) == "HMO"

@@ -104,11 +104,16 @@ def test_tool_calls_without_words_take_no_turn_number():
     assert "" not in transcript.anchors and {"t1", "t2"} <= transcript.anchors
 
 
-def test_long_values_are_collapsed():
+def test_long_values_are_collapsed_but_reads_of_the_chart_stay_open():
     messages = conversation()
+    messages[2]["tool_calls"][0]["name"] = "get_available_appointments"
     messages[3]["content"] = json.dumps({"text": "x" * (LONG_TEXT + 1)})
     cards = transcript_of(messages).tool_cards
-    assert cards[0].long and not cards[1].long
+    assert cards[0].collapsed and not cards[1].collapsed
+    for chart_read in ("get_profile", "list_medications", "list_appointments"):
+        messages[2]["tool_calls"][0]["name"] = chart_read
+        card = transcript_of(messages).tool_cards[0]
+        assert card.reads_chart and not card.collapsed, chart_read
 
 
 message_text = st.text(
