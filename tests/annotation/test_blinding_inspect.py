@@ -3,6 +3,7 @@ Inspect run never sees its model, Inspect's scores or metadata, on any page they
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.studies import StudySpec, create_study
 from patientagentbench.interchange.importer import import_traces
@@ -19,6 +20,8 @@ def inspect_study(tmp_path, researcher):
     run = import_traces(make_log(tmp_path, model_name=MODEL)).run
     traces = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
     me = _clinician("dr-inspect", "both")
+    me.onboarded_at = timezone.now()  # past the one-screen introduction
+    me.save(update_fields=["onboarded_at"])
     study = create_study(
         StudySpec(name="Chart lookups", overlap={"clinical": 1, "operations": 1}),
         traces[:4],
@@ -37,7 +40,7 @@ def test_an_imported_inspect_run_reveals_nothing_to_a_clinician(client, inspect_
             reverse("review_item", args=[assignment.code]), follow=True
         ).content.decode()
     assert any("lookup_patient" in body for body in pages.values()), "the transcript is shown"
-    forbidden = [*ALWAYS_FORBIDDEN, MODEL, "zephyr-quokka", "mockllm", "inspect_", "includes"]
+    forbidden = [*ALWAYS_FORBIDDEN, MODEL, "zephyr-quokka", "mockllm", "inspect_"]
     for where, body in pages.items():
         for token in forbidden:
             assert token not in body, f"{token!r} leaked in {where}"
