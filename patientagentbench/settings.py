@@ -94,6 +94,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
     # A file, not memory, so the browser tests' server and worker threads share it safely.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+# A pool per process on PostgreSQL. Celery closes a worker thread's connection after every
+# task, whatever CONN_MAX_AGE says, so each trace paid for a new PostgreSQL backend; with a
+# pool that close hands the connection back. A task holds one for its whole run, so the size
+# is at least a worker's threads. Checked when taken, so a database restart costs no job.
+# DB_POOL_MAX_SIZE=0 (or DB_CONN_MAX_AGE set) turns it off.
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 40)
+if (
+    DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    and DB_POOL_MAX_SIZE > 0
+    and not DATABASES["default"]["CONN_MAX_AGE"]
+):
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DB_POOL_MAX_SIZE,
+        "max_idle": 60,  # seconds before an idle connection above min_size is closed
+    }
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
