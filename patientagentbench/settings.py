@@ -109,6 +109,9 @@ if (
         "min_size": 1,
         "max_size": DB_POOL_MAX_SIZE,
         "max_idle": 60,  # seconds before an idle connection above min_size is closed
+        # Seconds a query waits for a connection: with the database down, the error page
+        # comes after this (it came at once without a pool), not after psycopg's 30 s.
+        "timeout": 5,
     }
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
