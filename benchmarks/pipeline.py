@@ -104,8 +104,9 @@ def main() -> None:
             wait_for_workers(args.workers)
             server.reset()
             cpu_before = cpu_snapshot(workers)
-            started = time.perf_counter()
+            started, started_at = time.perf_counter(), time.time()
             run = launch_run(suite=suite, models=models, repetitions=args.runs)
+            launched = time.perf_counter() - started
             while True:
                 run.refresh_from_db(fields=["status"])
                 if not run.is_active:
@@ -135,6 +136,7 @@ def main() -> None:
         print(f"wall time (workers): {wall:.2f} s")
         print(f"ideal calls × latency / concurrency: {ideal:.2f} s")
         print(f"ratio wall / ideal: {wall / ideal:.2f} (target ≤ 1.5)")
+        print(timeline(run, started_at, launched, wall, concurrency, calls / jobs))
         print(cpu_during.report(calls, wall))
         print(
             f"CPU seconds: workers {workers_cpu.ru_utime + workers_cpu.ru_stime:.1f} in all "
@@ -143,6 +145,38 @@ def main() -> None:
 
         if args.sequential_runs > 0:
             print(sequential_line(server, suite, models, args.runs, args.sequential_runs, wall))
+
+
+# --- where the wall time went ------------------------------------------------------------
+
+
+def timeline(run, started_at: float, launched: float, wall: float, slots: int, calls_per_job):
+    """The run as its traces' claim and end times tell it: when the first was claimed and the
+    last ended, how long a trace held its slot against the latency it waited on, and how full
+    the slots were in between."""
+    from django.db.models import Max, Min
+
+    from patientagentbench.models import Trace
+
+    traces = Trace.objects.filter(run=run)
+    span = traces.aggregate(first=Min("started_at"), last=Max("finished_at"))
+    held = [
+        (end - start).total_seconds()
+        for start, end in traces.values_list("started_at", "finished_at")
+        if start and end
+    ]
+    first = span["first"].timestamp() - started_at
+    last = span["last"].timestamp() - started_at
+    mean = sum(held) / len(held)
+    return (
+        f"timeline: launch returned after {launched:.2f} s (rows written, jobs sent); first "
+        f"trace claimed at {first:.2f} s, last ended at {last:.2f} s, run seen finished at "
+        f"{wall:.2f} s\n"
+        f"a trace held its slot {mean * 1000:.0f} ms on average ({calls_per_job:.1f} calls × "
+        f"{LATENCY * 1000:.0f} ms = {calls_per_job * LATENCY * 1000:.0f} ms of waiting); slots "
+        f"busy {100 * sum(held) / (slots * (last - first)):.0f}% between the first claim and "
+        f"the last end"
+    )
 
 
 # --- where the CPU went ------------------------------------------------------------------
@@ -268,11 +302,18 @@ def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Pop
 
 
 def wait_for_workers(count: int) -> None:
+    """Until every worker consumes: a worker beats first when it starts, before it connects
+    to the broker, so the study's clock would otherwise run through the workers' start."""
+    from patientagentbench.celery import app
     from patientagentbench.models import WorkerHeartbeat
     from patientagentbench.runs.workers import worker_alive
 
     deadline = time.monotonic() + 60
-    while WorkerHeartbeat.objects.count() < count or not worker_alive():
+    while (
+        WorkerHeartbeat.objects.count() < count
+        or not worker_alive()
+        or len(app.control.ping(timeout=0.5)) < count
+    ):
         if time.monotonic() > deadline:
             raise SystemExit("workers did not start")
         time.sleep(0.2)

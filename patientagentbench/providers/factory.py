@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from .types import (
@@ -22,6 +22,7 @@ __all__ = [
     "PROVIDER_LABELS",
     "ProviderKind",
     "build_provider",
+    "preload_sdks",
     "shared_provider",
 ]
 
@@ -94,6 +95,22 @@ def build_provider(
 
         return SimulatedAgentProvider(model_id)
     raise ProviderError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+
+
+def preload_sdks(providers: Iterable[str]) -> None:
+    """Import the SDKs these providers use, and what their clients load on first use: ~0.8 s
+    of CPU for OpenAI's, ~1.5 s for Anthropic's. A worker does it before it takes jobs; else
+    its first jobs pay it, every thread queued on the import lock behind the first."""
+    # An attribute read loads an SDK's lazily imported resources.
+    kinds = set(providers)
+    if kinds & {ProviderKind.OPENAI, ProviderKind.OPENAI_COMPATIBLE}:
+        from .openai_chat import OpenAIChatProvider
+
+        OpenAIChatProvider("preload", KEYLESS_PLACEHOLDER, "http://127.0.0.1/v1")._client.chat  # noqa: B018
+    if ProviderKind.ANTHROPIC in kinds:
+        from .anthropic_messages import AnthropicProvider
+
+        AnthropicProvider("preload", KEYLESS_PLACEHOLDER)._client.messages  # noqa: B018
 
 
 def _required_key(provider: str, api_key_env: str, environ: Mapping[str, str]) -> str:

@@ -19,14 +19,15 @@ from datetime import timedelta
 from decimal import Decimal
 
 from celery import current_app, shared_task
+from celery.signals import worker_init
 from django.conf import settings
-from django.db import connections, models, router, transaction
+from django.db import DatabaseError, close_old_connections, connections, models, router, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
 from patientagentbench.conversation import EndConversation, EndReason
 from patientagentbench.models import ModelConfig
-from patientagentbench.providers.factory import shared_provider
+from patientagentbench.providers.factory import preload_sdks, shared_provider
 from patientagentbench.providers.retry import call_with_retries
 from patientagentbench.runs.claims import Claim, claim_row, max_attempts, release_lost
 from patientagentbench.runs.dispatch import send_each
@@ -282,6 +283,17 @@ class GuardedProvider:
             self.model.cost_of(completion.tokens_in, completion.tokens_out),
         )
         return completion
+
+
+@worker_init.connect
+def preload_configured_sdks(**kwargs) -> None:
+    """Before a worker takes jobs: the SDKs of the models configured now (`preload_sdks`)."""
+    try:
+        preload_sdks(ModelConfig.objects.values_list("provider", flat=True).distinct())
+    except DatabaseError:  # the database away at start: the first jobs import what they need
+        log.warning("could not read the model configs; SDKs load with the first jobs")
+    finally:
+        close_old_connections()
 
 
 def mark_batch_running(kind: JobKind, batch_id: int) -> None:

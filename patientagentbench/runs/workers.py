@@ -33,7 +33,7 @@ from datetime import timedelta
 
 from celery.signals import worker_init, worker_process_init, worker_ready
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.db.models.functions import Now
 
 from patientagentbench.models import WorkerHeartbeat
@@ -131,6 +131,23 @@ def _mark_reaped(worker_id: str) -> bool:
 
 
 # --- the heartbeat in each worker process ---------------------------------------------------
+
+
+@worker_init.connect
+def no_connection_pool_across_fork(sender=None, **kwargs) -> None:
+    """A prefork worker forks its children, now and whenever one dies, from a process that
+    uses the database: they would inherit its connection pool, and a child closing it (as
+    Celery does in each new child) ends the parent's connections too. So prefork workers
+    connect per task, as without a pool (settings.DB_POOL_MAX_SIZE); thread workers keep it."""
+    pool_cls = getattr(sender, "pool_cls", "")
+    pool_name = pool_cls if isinstance(pool_cls, str) else getattr(pool_cls, "__module__", "")
+    if "prefork" not in pool_name:
+        return
+    for connection in connections.all():
+        connection.close()
+        if getattr(connection, "pool", None):
+            connection.close_pool()
+        connection.settings_dict.get("OPTIONS", {}).pop("pool", None)
 
 
 @worker_init.connect

@@ -131,3 +131,20 @@ def test_simulated_is_built_lazily(monkeypatch):
 def test_unknown_provider_is_refused():
     with pytest.raises(ProviderError, match="unknown provider"):
         build_provider("bard", "m", environ={})
+
+
+@pytest.mark.slow
+def test_preload_imports_only_the_sdks_the_models_use():
+    """A fresh interpreter, since this one has imported both SDKs already."""
+    import subprocess
+
+    probe = (
+        "import sys; from patientagentbench.providers.factory import preload_sdks; "
+        "assert 'openai' not in sys.modules; preload_sdks(['openai_compatible', 'simulated']); "
+        "print('openai' in sys.modules, 'anthropic' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+
+    assert out.split() == ["True", "False"]
