@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from annotation import adjudication, audit
+from annotation import adjudication, lifecycle
 from annotation.models import Clinician, Item, Study
 from annotation.qualification import report_for
 from annotation.studies import StudyError, StudySpec, create_study
@@ -43,6 +43,7 @@ def _create(request, form: RoundForm) -> Study | None:
         seed=data["seed"],
         overlap=form.overlap(),
         feedback=data["feedback"],
+        on_fail=data["on_fail"] or Study.OnFail.RETAKE,
         min_exact=data["min_exact"],
         min_adjacent=data["min_adjacent"],
         min_alpha=data["min_alpha"],
@@ -55,15 +56,11 @@ def _create(request, form: RoundForm) -> Study | None:
     adopted = 0
     if data["source"] == "round":
         adopted = adjudication.adopt_consensus(study, data["source_round"], request.user)
-    # Clinicians would meet items with no reference to learn from: the round waits, closed,
-    # until the researcher opens it from the references page.
-    Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
-    audit.record(request.user, "study_closed", study=study, why="waiting for references")
     messages.success(
         request,
         f"Created “{study.name}”"
         + (f"; {adopted} items took the consensus" if adopted else "")
-        + ". Write the reference scores, then open the round to its clinicians.",
+        + ". It is a draft: write the reference scores, then open the round to its clinicians.",
     )
     return study
 
@@ -89,6 +86,7 @@ def references(request, pk):
             "items": [(pk, missing) for pk, missing in sorted(gaps.items())],
             "dimensions": len(adjudication.reference_dimensions(study)),
             "sources": sources,
+            "checklist": lifecycle.checklist(study),
         },
     )
 

@@ -63,7 +63,7 @@ def pair(conversations, researcher):
     """A study of four conversations, each scored by both of two clinical clinicians."""
     a, b = make_clinician("ana"), make_clinician("ben")
     study = create_study(
-        StudySpec(name="Pilot", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Pilot", overlap={"clinical": 2}),
         trace_ids(conversations, 4),
         [a, b],
         researcher,
@@ -341,8 +341,16 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
     following = study.items.order_by("pk")[1]
     assert saved["Location"] == reverse("research_item_reference", args=[following.pk])
     assert AuditEvent.objects.filter(action="reference_set", item=item).exists()
-    # Clinicians meet the round only once the researcher opens it.
-    assert study.status == Study.Status.CLOSED
+    # Clinicians meet the round only once the researcher opens it, and only complete.
+    assert study.status == Study.Status.DRAFT
+    refused = client.post(
+        reverse("research_study_status", args=[study.pk]), {"back": "references"}, follow=True
+    )
+    study.refresh_from_db()
+    assert study.status == Study.Status.DRAFT
+    assert "2 of 3 reference items lack a reference" in refused.content.decode()
+    for rest in study.items.exclude(pk=item.pk):
+        client.post(reverse("research_item_reference", args=[rest.pk]), data)
     opened = client.post(reverse("research_study_status", args=[study.pk]), {"back": "references"})
     assert opened["Location"] == reverse("research_references", args=[study.pk])
     study.refresh_from_db()
@@ -352,7 +360,12 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
 def test_a_round_asks_references_only_for_the_tracks_it_covers(client, researcher, conversations):
     clinical = make_clinician("only-clinical")
     study = create_study(
-        StudySpec(name="Clinical round", kind=Study.Kind.CALIBRATION, overlap={"clinical": 1}),
+        StudySpec(
+            status="open",
+            name="Clinical round",
+            kind=Study.Kind.CALIBRATION,
+            overlap={"clinical": 1},
+        ),
         trace_ids(conversations, 1),
         [clinical],
         researcher,
@@ -395,6 +408,7 @@ def scored_round(conversations, researcher):
     close, far = make_clinician("close"), make_clinician("far")
     study = create_study(
         StudySpec(
+            status="open",
             name="Round",
             kind=Study.Kind.CALIBRATION,
             overlap={"clinical": 2},
@@ -605,7 +619,7 @@ def test_list_and_queue_pages_take_a_bounded_number_of_queries(
 def test_a_studys_hidden_reference_items_get_references_too(client, researcher, conversations):
     a, b = make_clinician("h1"), make_clinician("h2")
     study = create_study(
-        StudySpec(name="Drift", overlap={"clinical": 1}, reference_share=0.5),
+        StudySpec(status="open", name="Drift", overlap={"clinical": 1}, reference_share=0.5),
         trace_ids(conversations, 4),
         [a, b],
         researcher,
