@@ -10,9 +10,10 @@ from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from annotation import adjudication, lifecycle
-from annotation.models import Clinician, Item, Study
+from annotation.models import Clinician, Item, Qualification, Study
 from annotation.qualification import report_for
 from annotation.studies import StudyError, StudySpec, create_study
 from annotation.views.research_forms import ReferenceForm, RoundForm
@@ -128,6 +129,7 @@ def round_report(request, pk):
     rubric = adjudication.rubric_of(study)
     dimensions = [d for d in rubric.scored if d.key in report.dimensions]
     tracks = dict(Clinician.objects.filter(code__in=report.clinicians).values_list("code", "track"))
+    records = {q.clinician.code: q for q in study.qualifications.select_related("clinician")}
     rows = [
         {
             "code": code,
@@ -135,6 +137,7 @@ def round_report(request, pk):
             "results": [results.get(d.key) for d in dimensions],
             "passed": [d.label for d in dimensions if d.key in results and results[d.key].passed],
             "qualified": report.passed(code, _track_dimensions(rubric, tracks.get(code, ""))),
+            "record": records.get(code),
         }
         for code, results in report.clinicians.items()
     ]
@@ -155,3 +158,16 @@ def round_report(request, pk):
 def _track_dimensions(rubric, track: str) -> list[str]:
     tracks = set(Clinician(track=track).tracks) if track else set()
     return [d.key for d in rubric.scored if d.track in tracks]
+
+
+@role_required(*STAFF_ROLES)
+@require_POST
+def qualification_reopen(request, pk):
+    """Take a recorded qualification out of use, with the researcher's reason (audited)."""
+    qualification = get_object_or_404(Qualification, pk=pk)
+    try:
+        lifecycle.reopen_qualification(qualification, request.POST.get("reason", ""), request.user)
+        messages.success(request, f"Re-opened {qualification.clinician.code}'s qualification.")
+    except lifecycle.LifecycleError as exc:
+        messages.error(request, str(exc))
+    return redirect("research_round_report", pk=qualification.round_id)

@@ -181,7 +181,7 @@ def study_status(request, pk):
     try:
         if study.status == Study.Status.OPEN:
             written = lifecycle.close_study(study, request.user)
-            note = f"; {written} clinicians' results recorded" if study.is_calibration else ""
+            note = f"; results recorded for {written} clinicians" if study.is_calibration else ""
             messages.success(request, f"“{study.name}” is now closed{note}.")
         else:
             lifecycle.open_study(study, request.user)

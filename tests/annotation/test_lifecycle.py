@@ -2,6 +2,7 @@
 each clinician's result once, and nothing submitted later changes it."""
 
 import pytest
+from django.urls import reverse
 
 from annotation import lifecycle, reviewing
 from annotation.models import AuditEvent, Qualification, Study
@@ -42,7 +43,9 @@ def make_round(traces, clinicians, researcher, **spec):
 
 def score(clinician, round_, flip=False):
     """The reference's scores (or their mirror image, 6 − s) on every item of the round."""
-    by_item = dict(zip(round_.items.order_by("pk").values_list("pk", flat=True), REFERENCE))
+    by_item = dict(
+        zip(round_.items.order_by("pk").values_list("pk", flat=True), REFERENCE, strict=True)
+    )
     for assignment in mine(clinician, round_):
         scores = {k: (6 - v if flip else v) for k, v in by_item[assignment.item_id].items()}
         scores |= dict.fromkeys(REALISM, 3)
@@ -133,6 +136,25 @@ def test_a_researcher_reopens_a_qualification_with_a_reason(traces, researcher):
     assert record.passed  # the result itself is kept as it was
     event = AuditEvent.objects.get(action="qualification_reopened")
     assert event.detail == {"clinician": ana.code, "reason": "Scored round 1 in a hurry"}
+
+
+def test_the_round_report_shows_records_and_reopens_one(client, traces, researcher):
+    ana, ben = make_clinician("dr-ana"), make_clinician("dr-ben")
+    round_ = make_round(traces, [ana, ben], researcher, status=Study.Status.OPEN)
+    score(ana, round_)
+    score(ben, round_)
+    client.force_login(researcher)
+    closed = client.post(reverse("research_study_status", args=[round_.pk]), follow=True)
+    assert "results recorded for 2 clinicians" in closed.content.decode()
+    record = Qualification.objects.get(clinician=ana, round=round_)
+    report = client.get(reverse("research_round_report", args=[round_.pk])).content.decode()
+    assert reverse("research_qualification_reopen", args=[record.pk]) in report
+    url = reverse("research_qualification_reopen", args=[record.pk])
+    client.post(url, {"reason": ""})
+    assert not Qualification.objects.filter(reopened_at__isnull=False).exists()
+    client.post(url, {"reason": "Retrain on triage"})
+    record.refresh_from_db()
+    assert record.reopened_reason == "Retrain on triage" and record.reopened_by == researcher
 
 
 def test_a_closed_round_cannot_be_opened_again(traces, researcher):
