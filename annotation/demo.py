@@ -141,8 +141,14 @@ def _near(score: int, rng: random.Random) -> int:
 def _answer(assignment: Assignment, reference: dict | None, rng: random.Random) -> dict:
     scores = {}
     for dimension in reviewing.dimensions_of(assignment, cached_rubric()):
-        anchor = (reference or {}).get(dimension.key, {}).get("score") or rng.randint(2, 5)
-        scores[dimension.key] = _near(anchor, rng)
+        anchor = (reference or {}).get(dimension.key, {}).get("score")
+        # On a reference, one point off at most and only on the first item, so every demo
+        # clinician passes round 1 whatever the (random) assignment codes are.
+        if anchor is not None:
+            off = assignment.position == 0 and rng.random() < 0.3
+            scores[dimension.key] = min(5, anchor + 1) if off else anchor
+        else:
+            scores[dimension.key] = _near(rng.randint(2, 5), rng)
     return {"scores": scores, "why": {}, "flags": [], "comments": []}
 
 

@@ -107,6 +107,9 @@ def preview_of(form: SampleForm | None) -> dict | None:
         return {"error": "Enter the number of conversations and a seed to see the sample."}
     preview = form.sample().preview()
     preview["work"] = _work(form, preview["total"])
+    asked = form.cleaned_data["n_items"]
+    # Fewer match than asked for: say so rather than silently previewing what exists.
+    preview["asked"] = asked if preview["total"] < asked else None
     return preview
 
 

@@ -264,6 +264,18 @@ def test_the_preview_partial_counts_the_sample(client, researcher, conversations
     assert "operations: 1 per item, 0 chosen" in body
 
 
+def test_the_preview_says_when_fewer_match_than_asked_for(client, researcher, conversations):
+    client.force_login(researcher)
+    response = client.get(
+        reverse("research_study_preview"),
+        {"kind": "study", "n_items": 5000, "seed": 1, "models": ["sim-steady"]},
+        headers={"HX-Request": "true"},
+    )
+    total = response.context["preview"]["total"]
+    assert 0 < total < 5000
+    assert f"You asked for 5000; only {total} match" in response.content.decode()
+
+
 def test_the_preview_asks_for_a_number_first(client, researcher, conversations):
     client.force_login(researcher)
     response = client.get(reverse("research_study_preview"), {"kind": "study"})
