@@ -17,7 +17,15 @@ from django.urls import URLPattern, reverse
 
 from annotation import adjudication
 from annotation.export import COLUMNS
-from annotation.models import Adjudication, Assignment, AuditEvent, Clinician, Item, Study
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    AuditEvent,
+    Clinician,
+    Item,
+    Qualification,
+    Study,
+)
 from annotation.reviewing import dimensions_of, revise, rubric_of, submit
 from annotation.studies import StudySpec, create_study
 from annotation.urls_research import urlpatterns
@@ -77,6 +85,11 @@ def pair(conversations, researcher):
 def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[str, str, str]]:
     """(name, url, method) for every /research/ URL."""
     dim = "clinical_safety"
+    qualification, _ = Qualification.objects.get_or_create(
+        clinician=clinician,
+        round=study,
+        defaults={"rubric_name": "r", "rubric_version": "1", "track": "clinical", "passed": True},
+    )
     return [
         ("research_home", reverse("research_home"), "get"),
         ("research_people", reverse("research_people"), "get"),
@@ -107,6 +120,11 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
             "post",
         ),
         ("research_round_new", reverse("research_round_new"), "get"),
+        (
+            "research_qualification_reopen",
+            reverse("research_qualification_reopen", args=[qualification.pk]),
+            "post",
+        ),
         ("research_item_audit", reverse("research_item_audit", args=[item.pk]), "get"),
         ("research_item_reference", reverse("research_item_reference", args=[item.pk]), "get"),
         (
