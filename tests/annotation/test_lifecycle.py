@@ -163,3 +163,20 @@ def test_a_closed_round_cannot_be_opened_again(traces, researcher):
     lifecycle.close_study(round_, researcher)
     with pytest.raises(lifecycle.LifecycleError):
         lifecycle.open_study(round_, researcher)
+
+
+def test_a_draft_study_page_shows_its_checklist_and_the_true_overlap(client, traces, researcher):
+    ana, ben = make_clinician("dr-ana"), make_clinician("dr-ben")
+    study = create_study(
+        StudySpec(name="S", overlap={"clinical": 1}, require_calibration=True),
+        [traces[0].pk],
+        [ana, ben],
+        researcher,
+    )
+    client.force_login(researcher)
+    page = client.get(reverse("research_study", args=[study.pk])).content.decode()
+    assert 'data-testid="checklist"' in page
+    assert "have not passed a calibration round" in page
+    assert (
+        "clinicians per item asked: clinical 1" in page and "assigned per item: 1 clinician" in page
+    )
