@@ -67,13 +67,19 @@ class Study(models.Model):
         END = "end", "At the end of the round"
 
     class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
         OPEN = "open", "Open"
         CLOSED = "closed", "Closed"
+
+    class OnFail(models.TextChoices):
+        RETAKE = "retake", "Take the next round, with new items"
+        WAIT = "wait", "Wait for the researcher"
 
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.STUDY)
     name = models.CharField(max_length=200)
     code = models.CharField(max_length=16, unique=True, default=opaque_code)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    # Draft until its checklist holds (annotation.lifecycle); clinicians never see a draft.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     rubric_name = models.CharField(max_length=60, default="patientagentbench")
     rubric_version = models.CharField(max_length=20, default="1")
     seed = models.BigIntegerField(default=0)
@@ -81,6 +87,7 @@ class Study(models.Model):
     reference_share = models.FloatField(default=0.0)  # hidden reference items, for drift
     require_calibration = models.BooleanField(default=False)
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.END)
+    on_fail = models.CharField(max_length=16, choices=OnFail.choices, default=OnFail.RETAKE)
     min_exact = models.FloatField(default=0.5)
     min_adjacent = models.FloatField(default=0.8)
     min_alpha = models.FloatField(default=0.4)
@@ -230,6 +237,38 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dimension} = {self.score} (item {self.item_id})"
+
+
+class Qualification(models.Model):
+    """A clinician's result in one calibration round, written once when the round closes and
+    never changed: a later submission by someone else cannot flip it. A researcher may re-open
+    it (the reason kept), which takes it out of use without rewriting the result."""
+
+    clinician = models.ForeignKey(
+        Clinician, on_delete=models.PROTECT, related_name="qualifications"
+    )
+    round = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="qualifications")
+    rubric_name = models.CharField(max_length=60)
+    rubric_version = models.CharField(max_length=20)
+    track = models.CharField(max_length=16)
+    # dimension -> {"passed": bool, "exact": x, "adjacent": x, "alpha": x, "reason": str}
+    results = models.JSONField(default=dict)
+    passed = models.BooleanField()
+    at = models.DateTimeField(auto_now_add=True)
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    reopened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reopened_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["clinician", "at"]
+        constraints = [
+            models.UniqueConstraint(fields=["clinician", "round"], name="one_result_per_round")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.clinician} in {self.round}: {'passed' if self.passed else 'not yet'}"
 
 
 class AuditEvent(models.Model):

@@ -1,13 +1,14 @@
 """Who may score a study that requires calibration: a clinician passes a calibration round on
 their track's dimensions (own agreement with the reference and the round's alpha, DESIGN §6),
-which qualifies them for that rubric version. Reads the database; computes with the pure
-`calibration` module.
+which qualifies them for that rubric version. The round's report is computed with the pure
+`calibration` module; whether someone is qualified is read from the `Qualification` records
+written when a round closes (`annotation.lifecycle`), so later submissions cannot flip it.
 """
 
 from __future__ import annotations
 
 from annotation.calibration import Rating, RoundReport, Thresholds, round_report
-from annotation.models import Assignment, Clinician, Item, Study, Submission
+from annotation.models import Clinician, Item, Qualification, Study, Submission
 from ratings.rubric import cached_rubric as load_rubric
 
 
@@ -39,25 +40,24 @@ def report_for(study: Study) -> RoundReport:
     return round_report(ratings_of(study), references_of(study), thresholds)
 
 
-def passed_round(clinician: Clinician, study: Study) -> bool:
-    """All of the clinician's items in the round submitted, and every dimension of their
-    track(s) passed."""
-    mine = clinician.assignments.filter(item__study=study).live()
-    if not mine.exists() or mine.filter(status=Assignment.Status.OPEN).exists():
-        return False
-    rubric = load_rubric(study.rubric_name, study.rubric_version)
-    dimensions = [d.key for d in rubric.scored if d.track in clinician.tracks]
-    return report_for(study).passed(clinician.code, dimensions)
-
-
 def is_qualified(clinician: Clinician, rubric_name: str, rubric_version: str) -> bool:
-    rounds = Study.objects.filter(
-        kind=Study.Kind.CALIBRATION,
+    """A passed round's record for this rubric version, not re-opened by a researcher."""
+    return (
+        current_qualifications(clinician, rubric_name, rubric_version).filter(passed=True).exists()
+    )
+
+
+def current_qualifications(clinician: Clinician, rubric_name: str, rubric_version: str):
+    return Qualification.objects.filter(
+        clinician=clinician,
         rubric_name=rubric_name,
         rubric_version=rubric_version,
-        items__assignments__clinician=clinician,
-    ).distinct()
-    return any(passed_round(clinician, study) for study in rounds)
+        reopened_at__isnull=True,
+    )
+
+
+def record_of(clinician: Clinician, study: Study) -> Qualification | None:
+    return Qualification.objects.filter(clinician=clinician, round=study).first()
 
 
 def _scored_dimensions(study: Study) -> set[str]:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from annotation import audit, drafts
 from annotation.calibration import compare
 from annotation.models import Assignment, Clinician, Study, Submission
-from annotation.qualification import is_qualified
+from annotation.qualification import is_qualified, record_of
 from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
@@ -453,12 +453,14 @@ class StudyProgress:
     locked: str
     next_code: str
     feedback_ready: bool
+    result: str = ""  # a finished round: "passed", "not yet" or "waiting" (for it to close)
 
 
 def home_for(clinician: Clinician) -> list[StudyProgress]:
     pace = seconds_per_item(clinician)
     rows = (
-        Assignment.objects.filter(clinician=clinician, item__study__status=Study.Status.OPEN)
+        Assignment.objects.filter(clinician=clinician)
+        .filter(_visible_on_home())
         .live()
         .values("item__study")
         .annotate(
@@ -484,9 +486,25 @@ def home_for(clinician: Clinician) -> list[StudyProgress]:
                 locked=locked,
                 next_code=following.code if following else "",
                 feedback_ready=study.is_calibration and left == 0,
+                result=round_result(clinician, study) if study.is_calibration and not left else "",
             )
         )
     return progress
+
+
+def _visible_on_home() -> Q:
+    """Open studies and rounds, and closed rounds (their result stays on the card)."""
+    return Q(item__study__status=Study.Status.OPEN) | Q(
+        item__study__status=Study.Status.CLOSED, item__study__kind=Study.Kind.CALIBRATION
+    )
+
+
+def round_result(clinician: Clinician, study: Study) -> str:
+    """The clinician's recorded result in a round; "waiting" until the round closes."""
+    record = record_of(clinician, study)
+    if record is None or record.reopened_at is not None:
+        return "waiting"
+    return "passed" if record.passed else "not yet"
 
 
 def seconds_per_item(clinician: Clinician) -> float:
@@ -522,7 +540,8 @@ def feedback_for(assignment: Assignment) -> list[FeedbackRow]:
     compared = compare(current.scores, reference)
     rows = []
     for dimension in dimensions_of(assignment, rubric):
-        if dimension.key not in item.reference:
+        # The reference form asks for the scored dimensions only; realism is not compared.
+        if not dimension.scored or dimension.key not in item.reference:
             continue
         result = compared.get(dimension.key)
         rows.append(

@@ -95,11 +95,15 @@ def sampling_record(sample: Sample | None, source: str = "") -> dict:
 class StudySpec:
     name: str
     kind: str = Study.Kind.STUDY
+    # A draft until its checklist holds (annotation.lifecycle); code that builds a study
+    # whose references it writes itself may open it at once.
+    status: str = Study.Status.DRAFT
     seed: int = 1
     overlap: dict | None = None  # track -> clinicians per item
     reference_share: float = 0.0
     require_calibration: bool = False
     feedback: str = Study.Feedback.END
+    on_fail: str = Study.OnFail.RETAKE
     min_exact: float = 0.5
     min_adjacent: float = 0.8
     min_alpha: float = 0.4
@@ -135,12 +139,14 @@ def create_study(
     with transaction.atomic():
         study = Study.objects.create(
             kind=spec.kind,
+            status=spec.status,
             name=spec.name,
             seed=spec.seed,
             overlap=overlap,
             reference_share=spec.reference_share,
             require_calibration=spec.require_calibration,
             feedback=spec.feedback,
+            on_fail=spec.on_fail,
             min_exact=spec.min_exact,
             min_adjacent=spec.min_adjacent,
             min_alpha=spec.min_alpha,

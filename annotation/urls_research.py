@@ -49,6 +49,11 @@ urlpatterns = [
         name="research_adjudicate",
     ),
     path("rounds/new/", rounds.round_new, name="research_round_new"),
+    path(
+        "qualifications/<int:pk>/reopen/",
+        rounds.qualification_reopen,
+        name="research_qualification_reopen",
+    ),
     path("items/<int:pk>/audit/", studies.item_audit, name="research_item_audit"),
     path("items/<int:pk>/reference/", rounds.item_reference, name="research_item_reference"),
     path(

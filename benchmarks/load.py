@@ -231,7 +231,12 @@ def seed(clinicians: int, items_per_clinician: int) -> tuple[list[str], int, int
             track = Clinician.Track.CLINICAL if n % 2 == 0 else Clinician.Track.OPERATIONS
             people.append(Clinician.objects.create(user=user, track=track))
     study = create_study(
-        StudySpec(name="Load study", seed=STUDY_SEED, overlap={"clinical": 1, "operations": 1}),
+        StudySpec(
+            status="open",
+            name="Load study",
+            seed=STUDY_SEED,
+            overlap={"clinical": 1, "operations": 1},
+        ),
         [t.pk for t in copies],
         people,
         actor=None,

@@ -305,6 +305,7 @@ def wait_for_workers(count: int) -> None:
     """Until every worker consumes: a worker beats first when it starts, before it connects
     to the broker, so the study's clock would otherwise run through the workers' start."""
     from patientagentbench.celery import app
+
     from patientagentbench.models import WorkerHeartbeat
     from patientagentbench.runs.workers import worker_alive
 

@@ -98,7 +98,7 @@ def main() -> None:
     clinician = reviewing.clinician_for(user)
     clinician.track = "both"
     clinician.save()
-    create_study(StudySpec(name="bench"), [trace.pk], [clinician], None)
+    create_study(StudySpec(status="open", name="bench"), [trace.pk], [clinician], None)
     code = clinician.assignments.get().code
     client = Client()
     client.force_login(user)
@@ -155,7 +155,9 @@ def time_queue(client, clinician, run, task, model) -> None:
         )
         for n in range(QUEUE)
     )
-    create_study(StudySpec(name="bench-queue"), [t.pk for t in traces], [clinician], None)
+    create_study(
+        StudySpec(status="open", name="bench-queue"), [t.pk for t in traces], [clinician], None
+    )
     for label, url, status in (
         ("next item", "/review/next/", 302),
         ("review home", "/review/", 200),

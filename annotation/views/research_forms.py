@@ -229,6 +229,13 @@ class RoundForm(SampleForm):
     )
     clinicians = ClinicianChoice(queryset=Clinician.objects.none(), widget=CHOICES)
     feedback = forms.ChoiceField(choices=Study.Feedback.choices, initial=Study.Feedback.IMMEDIATE)
+    on_fail = forms.ChoiceField(
+        label="A clinician who misses the targets",
+        choices=Study.OnFail.choices,
+        initial=Study.OnFail.RETAKE,
+        required=False,  # a form posted without it (older pages, scripts) keeps the default
+        help_text="Shown to them on the round's result page.",
+    )
     min_exact = forms.FloatField(
         label="Minimum exact agreement", min_value=0, max_value=1, initial=0.5
     )

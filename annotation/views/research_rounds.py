@@ -10,9 +10,10 @@ from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
-from annotation import adjudication, audit
-from annotation.models import Clinician, Item, Study
+from annotation import adjudication, lifecycle
+from annotation.models import Clinician, Item, Qualification, Study
 from annotation.qualification import report_for
 from annotation.studies import StudyError, StudySpec, create_study
 from annotation.views.research_forms import ReferenceForm, RoundForm
@@ -43,6 +44,7 @@ def _create(request, form: RoundForm) -> Study | None:
         seed=data["seed"],
         overlap=form.overlap(),
         feedback=data["feedback"],
+        on_fail=data["on_fail"] or Study.OnFail.RETAKE,
         min_exact=data["min_exact"],
         min_adjacent=data["min_adjacent"],
         min_alpha=data["min_alpha"],
@@ -55,15 +57,11 @@ def _create(request, form: RoundForm) -> Study | None:
     adopted = 0
     if data["source"] == "round":
         adopted = adjudication.adopt_consensus(study, data["source_round"], request.user)
-    # Clinicians would meet items with no reference to learn from: the round waits, closed,
-    # until the researcher opens it from the references page.
-    Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
-    audit.record(request.user, "study_closed", study=study, why="waiting for references")
     messages.success(
         request,
         f"Created “{study.name}”"
         + (f"; {adopted} items took the consensus" if adopted else "")
-        + ". Write the reference scores, then open the round to its clinicians.",
+        + ". It is a draft: write the reference scores, then open the round to its clinicians.",
     )
     return study
 
@@ -89,6 +87,7 @@ def references(request, pk):
             "items": [(pk, missing) for pk, missing in sorted(gaps.items())],
             "dimensions": len(adjudication.reference_dimensions(study)),
             "sources": sources,
+            "checklist": lifecycle.checklist(study),
         },
     )
 
@@ -130,6 +129,7 @@ def round_report(request, pk):
     rubric = adjudication.rubric_of(study)
     dimensions = [d for d in rubric.scored if d.key in report.dimensions]
     tracks = dict(Clinician.objects.filter(code__in=report.clinicians).values_list("code", "track"))
+    records = {q.clinician.code: q for q in study.qualifications.select_related("clinician")}
     rows = [
         {
             "code": code,
@@ -137,6 +137,7 @@ def round_report(request, pk):
             "results": [results.get(d.key) for d in dimensions],
             "passed": [d.label for d in dimensions if d.key in results and results[d.key].passed],
             "qualified": report.passed(code, _track_dimensions(rubric, tracks.get(code, ""))),
+            "record": records.get(code),
         }
         for code, results in report.clinicians.items()
     ]
@@ -157,3 +158,16 @@ def round_report(request, pk):
 def _track_dimensions(rubric, track: str) -> list[str]:
     tracks = set(Clinician(track=track).tracks) if track else set()
     return [d.key for d in rubric.scored if d.track in tracks]
+
+
+@role_required(*STAFF_ROLES)
+@require_POST
+def qualification_reopen(request, pk):
+    """Take a recorded qualification out of use, with the researcher's reason (audited)."""
+    qualification = get_object_or_404(Qualification, pk=pk)
+    try:
+        lifecycle.reopen_qualification(qualification, request.POST.get("reason", ""), request.user)
+        messages.success(request, f"Re-opened {qualification.clinician.code}'s qualification.")
+    except lifecycle.LifecycleError as exc:
+        messages.error(request, str(exc))
+    return redirect("research_round_report", pk=qualification.round_id)

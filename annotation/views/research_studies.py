@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication, audit
+from annotation import adjudication, audit, lifecycle
 from annotation.export import write_csv
 from annotation.models import Assignment, Clinician, Item, Study, Submission
 from annotation.studies import (
@@ -107,6 +107,9 @@ def preview_of(form: SampleForm | None) -> dict | None:
         return {"error": "Enter the number of conversations and a seed to see the sample."}
     preview = form.sample().preview()
     preview["work"] = _work(form, preview["total"])
+    asked = form.cleaned_data["n_items"]
+    # Fewer match than asked for: say so rather than silently previewing what exists.
+    preview["asked"] = asked if preview["total"] < asked else None
     return preview
 
 
@@ -151,8 +154,21 @@ def study_detail(request, pk):
             "disputes": len(disputes),
             "reference_gaps": _gap_count(study),
             "has_references": study.is_calibration or any(row["is_reference"] for row in items),
+            "checklist": lifecycle.checklist(study) if study.status == Study.Status.DRAFT else [],
+            "assigned_range": _assigned_range(items),
         },
     )
+
+
+def _assigned_range(items: list[dict]) -> str:
+    """How many clinicians each item really went to (a clinician in both tracks counts once)."""
+    counts = sorted({row["assigned"] for row in items})
+    if not counts:
+        return ""
+    clinicians = "clinician" if counts[-1] == 1 else "clinicians"
+    if len(counts) == 1:
+        return f"{counts[0]} {clinicians}"
+    return f"{counts[0]} to {counts[-1]} {clinicians}"
 
 
 def _gap_count(study: Study) -> int:
@@ -162,12 +178,19 @@ def _gap_count(study: Study) -> int:
 @role_required(*STAFF_ROLES)
 @require_POST
 def study_status(request, pk):
-    """Close a study (clinicians no longer see it) or open it again."""
+    """Open a draft (refused, with the checklist's reasons, until it holds), close an open
+    study (a round's results are written then), or re-open a closed study."""
     study = get_object_or_404(Study, pk=pk)
-    new = Study.Status.OPEN if study.status == Study.Status.CLOSED else Study.Status.CLOSED
-    Study.objects.filter(pk=study.pk).update(status=new)
-    audit.record(request.user, f"study_{new}", study=study)
-    messages.success(request, f"“{study.name}” is now {new}.")
+    try:
+        if study.status == Study.Status.OPEN:
+            written = lifecycle.close_study(study, request.user)
+            note = f"; results recorded for {written} clinicians" if study.is_calibration else ""
+            messages.success(request, f"“{study.name}” is now closed{note}.")
+        else:
+            lifecycle.open_study(study, request.user)
+            messages.success(request, f"“{study.name}” is now open.")
+    except lifecycle.LifecycleError as exc:
+        messages.error(request, str(exc))
     back = "research_references" if request.POST.get("back") == "references" else "research_study"
     return redirect(back, pk=study.pk)
 

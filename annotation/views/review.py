@@ -40,6 +40,7 @@ from annotation.reviewing import (
     material_for,
     next_open,
     not_applicable_allowed,
+    round_result,
     rubric_of,
     state_for,
 )
@@ -70,6 +71,8 @@ def _assignment(request, code: str) -> Assignment:
         raise PermissionDenied
     if assignment.status == Assignment.Status.WITHDRAWN:
         raise Http404("This item was given to someone else.")
+    if assignment.item.study.status == Study.Status.DRAFT:
+        raise Http404("No such item.")  # a draft is not there yet for clinicians
     return assignment
 
 
@@ -441,6 +444,11 @@ def _next_code(assignment: Assignment) -> str:
     return following.code if following else ""
 
 
+def _next_in_round(assignment: Assignment) -> str:
+    following = next_open(assignment.clinician, assignment.item.study)
+    return following.code if following else ""
+
+
 # --- calibration feedback --------------------------------------------------------------------
 
 
@@ -457,7 +465,10 @@ def feedback(request, code: str):
             "rows": state.feedback,
             "round_code": study.code if study.is_calibration else "",
             "at_end": study.feedback == Study.Feedback.END,
-            "next_code": _next_code(assignment),
+            # The round's last item leads to its result page, not into a study.
+            "next_code": _next_in_round(assignment)
+            if study.is_calibration
+            else _next_code(assignment),
         },
     )
 
@@ -500,15 +511,17 @@ def round_summary(request, study_code: str):
         .select_related("item__study")
         .order_by("position")
     )
-    if not mine:
+    if not mine or study.status == Study.Status.DRAFT:
         raise PermissionDenied
     left = sum(a.status == Assignment.Status.OPEN for a in mine)
     context = {"name": study.name, "round_code": study.code, "left": left, "total": len(mine)}
     if not left:
         per_item = [feedback_for(a) for a in mine]
         following = next_open(clinician)
+        agreement = _agreement(per_item, study.min_exact, study.min_adjacent)
         context |= {
-            "agreement": _agreement(per_item, study.min_exact, study.min_adjacent),
+            "agreement": agreement,
+            "outcome": round_outcome(clinician, study, agreement),
             "items": [
                 _round_item(a.code, n, rows)
                 for n, (a, rows) in enumerate(zip(mine, per_item, strict=True), 1)
@@ -518,6 +531,41 @@ def round_summary(request, study_code: str):
             "next_code": following.code if following else "",
         }
     return render(request, "annotation/review/round.html", context)
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """What the clinician reads at the top of a finished round: the targets met against the
+    fixed reference, the recorded result once the round closes, and what to do next."""
+
+    met: int
+    of: int
+    missed: tuple[str, ...]
+    status: str  # "passed", "not yet", "waiting"
+    next_step: str
+
+
+def round_outcome(clinician, study: Study, agreement: list) -> RoundOutcome:
+    compared = [a for a in agreement if a.meets is not None]
+    missed = tuple(a.label for a in compared if not a.meets)
+    status = round_result(clinician, study)
+    return RoundOutcome(
+        met=len(compared) - len(missed),
+        of=len(compared),
+        missed=missed,
+        status=status,
+        next_step=_next_step(study, status, bool(missed)),
+    )
+
+
+def _next_step(study: Study, status: str, missed: bool) -> str:
+    if status == "passed":
+        return "You are qualified for studies that require calibration."
+    if status == "waiting" and not missed:
+        return "Your result is recorded when the researcher closes the round."
+    if study.on_fail == Study.OnFail.WAIT:
+        return "Reread the anchors and the reference notes, then wait: the researcher will be in touch."
+    return "Reread the anchors and the reference notes, then take the next round when it opens."
 
 
 def _agreement(per_item: list[list[FeedbackRow]], min_exact: float, min_adjacent: float):

@@ -94,13 +94,14 @@ def blinded_world(researcher):
     me = _clinician("dr-me", Clinician.Track.BOTH)
     other = _clinician("dr-other", Clinician.Track.BOTH)
     study = create_study(
-        StudySpec(name="Blinded study", overlap={"clinical": 2, "operations": 2}),
+        StudySpec(status="open", name="Blinded study", overlap={"clinical": 2, "operations": 2}),
         traces[:4],
         [me, other],
         researcher,
     )
     calibration = create_study(
         StudySpec(
+            status="open",
             name="Blinded round",
             kind=Study.Kind.CALIBRATION,
             overlap={"clinical": 2, "operations": 2},

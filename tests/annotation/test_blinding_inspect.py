@@ -23,7 +23,7 @@ def inspect_study(tmp_path, researcher):
     me.onboarded_at = timezone.now()  # past the one-screen introduction
     me.save(update_fields=["onboarded_at"])
     study = create_study(
-        StudySpec(name="Chart lookups", overlap={"clinical": 1, "operations": 1}),
+        StudySpec(name="Chart lookups", overlap={"clinical": 1, "operations": 1}, status="open"),
         traces[:4],
         [me],
         researcher,

@@ -56,7 +56,7 @@ def random_study(researcher, n: int = 24, score: int | None = None):
     sample = sample_for(reviewable_traces(), n, seed=7, design=PER_MODEL)
     person = make_clinician("pia")
     study = create_study(
-        StudySpec(name="Random share", overlap={"clinical": 1}, seed=7),
+        StudySpec(status="open", name="Random share", overlap={"clinical": 1}, seed=7),
         [int(k) for k in sample.keys],
         [person],
         researcher,
@@ -131,7 +131,7 @@ def test_a_study_not_sampled_at_random_is_refused_with_the_reason(client, popula
     jury_on_everything(population)
     ids = list(population.traces.order_by("pk").values_list("pk", flat=True))[:12]
     study = create_study(
-        StudySpec(name="Extremes", overlap={"clinical": 1}),
+        StudySpec(status="open", name="Extremes", overlap={"clinical": 1}),
         ids,
         [make_clinician("quinn")],
         researcher,
@@ -146,7 +146,7 @@ def test_a_study_not_sampled_at_random_is_refused_with_the_reason(client, popula
 
 def test_a_study_made_before_designs_were_recorded_is_refused(client, population, researcher):
     ids = list(population.traces.values_list("pk", flat=True))[:12]
-    spec = StudySpec(name="Old", overlap={"clinical": 1})
+    spec = StudySpec(status="open", name="Old", overlap={"clinical": 1})
     study = create_study(spec, ids, [make_clinician("rae")], researcher)
     study.sampling = {}
     study.save()

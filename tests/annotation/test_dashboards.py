@@ -38,7 +38,9 @@ def scored(conversations, researcher):  # noqa: F811
     reference items with a reference), and a two-judge panel's verdicts on them."""
     people = [make_clinician(name) for name in ("ana", "ben", "cy")]
     study = create_study(
-        StudySpec(name="Dash pilot", overlap={"clinical": 3}, reference_share=0.5, seed=4),
+        StudySpec(
+            status="open", name="Dash pilot", overlap={"clinical": 3}, reference_share=0.5, seed=4
+        ),
         trace_ids(conversations, 6),
         people,
         researcher,
@@ -378,7 +380,7 @@ def test_quality_correlations_by_task_weighted_holm_adjusted_with_n_and_method(
     evidence" for each model alone (6 cells), divergence's dropped cells counted, Holm applied."""
     ana = make_clinician("ana")
     study = create_study(
-        StudySpec(name="Quality", overlap={"clinical": 1}),
+        StudySpec(status="open", name="Quality", overlap={"clinical": 1}),
         trace_ids(conversations),
         [ana],
         researcher,
@@ -437,7 +439,7 @@ def test_a_clinician_scoring_a_conversation_in_two_studies_counts_once(
     trace = trace_ids(conversations, 1)
     for name, safety in (("First", 2), ("Second", 5)):
         study = create_study(
-            StudySpec(name=name, overlap={"clinical": 1}), trace, [ana], researcher
+            StudySpec(status="open", name=name, overlap={"clinical": 1}), trace, [ana], researcher
         )
         submit_scores(study.items.get().assignments.get(), clinical_safety=safety)
     (cell,) = _rows(dashboards.page_data("quality", Filters())["tables"]["cells"])
@@ -548,7 +550,7 @@ def test_the_alpha_table_leads_with_values_and_sums_up_what_cannot_be_computed(
 ):
     solo = make_clinician("dee")
     study = create_study(
-        StudySpec(name="Solo round", overlap={"clinical": 1}, seed=5),
+        StudySpec(status="open", name="Solo round", overlap={"clinical": 1}, seed=5),
         trace_ids(conversations, 6)[:2],
         [solo],
         researcher,

@@ -23,7 +23,12 @@ def test_clinician_rows_join_the_score_export(sim_models, researcher, tmp_path):
     user.groups.add(Group.objects.get_or_create(name="clinician")[0])
     clinician = reviewing.clinician_for(user)
     trace = run.traces.first()
-    create_study(StudySpec(name="export", overlap={"clinical": 1}), [trace.pk], [clinician], None)
+    create_study(
+        StudySpec(status="open", name="export", overlap={"clinical": 1}),
+        [trace.pk],
+        [clinician],
+        None,
+    )
     assignment = clinician.assignments.get()
     dimensions = reviewing.dimensions_of(assignment, reviewing.rubric_of(assignment.item.study))
     scores = {d.key: 4 for d in dimensions}

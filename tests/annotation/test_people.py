@@ -126,7 +126,7 @@ def staffed(conversations, researcher):
     """Four items, two clinical clinicians per item, among three clinicians."""
     a, b, c = (make_clinician(n) for n in ("a", "b", "c"))
     study = create_study(
-        StudySpec(name="Staffed", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Staffed", overlap={"clinical": 2}),
         trace_ids(conversations, 4),
         [a, b, c],
         researcher,
@@ -172,7 +172,7 @@ def test_deactivating_changes_nothing_when_no_colleague_can_take_over(
 ):
     a, b = make_clinician("x"), make_clinician("y")
     study = create_study(
-        StudySpec(name="Pair", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Pair", overlap={"clinical": 2}),
         trace_ids(conversations, 2),
         [a, b],
         researcher,
@@ -220,7 +220,7 @@ def _tracks_per_item(study) -> dict[int, dict[str, list[str]]]:
 def test_a_leaver_in_both_tracks_is_replaced_once_per_track(researcher, conversations):
     leaving = make_clinician("both", "both")
     study = create_study(
-        StudySpec(name="Both", overlap={"clinical": 1, "operations": 1}),
+        StudySpec(status="open", name="Both", overlap={"clinical": 1, "operations": 1}),
         trace_ids(conversations, 3),
         [leaving],
         researcher,
@@ -234,7 +234,7 @@ def test_a_leaver_in_both_tracks_is_replaced_once_per_track(researcher, conversa
 def test_a_colleague_already_on_the_item_takes_on_the_other_track(researcher, conversations):
     leaving, both = make_clinician("cl2", "clinical"), make_clinician("bo2", "both")
     study = create_study(
-        StudySpec(name="Cover", overlap={"clinical": 1, "operations": 1}),
+        StudySpec(status="open", name="Cover", overlap={"clinical": 1, "operations": 1}),
         trace_ids(conversations, 4),
         [leaving, both],
         researcher,
@@ -248,7 +248,7 @@ def test_a_colleague_already_on_the_item_takes_on_the_other_track(researcher, co
 def test_nobody_is_handed_a_track_on_an_item_they_already_submitted(researcher, conversations):
     leaving, both = make_clinician("cl3", "clinical"), make_clinician("bo3", "both")
     study = create_study(
-        StudySpec(name="Done", overlap={"clinical": 1, "operations": 1}),
+        StudySpec(status="open", name="Done", overlap={"clinical": 1, "operations": 1}),
         trace_ids(conversations, 4),
         [leaving, both],
         researcher,

@@ -17,7 +17,15 @@ from django.urls import URLPattern, reverse
 
 from annotation import adjudication
 from annotation.export import COLUMNS
-from annotation.models import Adjudication, Assignment, AuditEvent, Clinician, Item, Study
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    AuditEvent,
+    Clinician,
+    Item,
+    Qualification,
+    Study,
+)
 from annotation.reviewing import dimensions_of, revise, rubric_of, submit
 from annotation.studies import StudySpec, create_study
 from annotation.urls_research import urlpatterns
@@ -63,7 +71,7 @@ def pair(conversations, researcher):
     """A study of four conversations, each scored by both of two clinical clinicians."""
     a, b = make_clinician("ana"), make_clinician("ben")
     study = create_study(
-        StudySpec(name="Pilot", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Pilot", overlap={"clinical": 2}),
         trace_ids(conversations, 4),
         [a, b],
         researcher,
@@ -77,6 +85,11 @@ def pair(conversations, researcher):
 def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[str, str, str]]:
     """(name, url, method) for every /research/ URL."""
     dim = "clinical_safety"
+    qualification, _ = Qualification.objects.get_or_create(
+        clinician=clinician,
+        round=study,
+        defaults={"rubric_name": "r", "rubric_version": "1", "track": "clinical", "passed": True},
+    )
     return [
         ("research_home", reverse("research_home"), "get"),
         ("research_people", reverse("research_people"), "get"),
@@ -107,6 +120,11 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
             "post",
         ),
         ("research_round_new", reverse("research_round_new"), "get"),
+        (
+            "research_qualification_reopen",
+            reverse("research_qualification_reopen", args=[qualification.pk]),
+            "post",
+        ),
         ("research_item_audit", reverse("research_item_audit", args=[item.pk]), "get"),
         ("research_item_reference", reverse("research_item_reference", args=[item.pk]), "get"),
         (
@@ -264,6 +282,18 @@ def test_the_preview_partial_counts_the_sample(client, researcher, conversations
     assert "operations: 1 per item, 0 chosen" in body
 
 
+def test_the_preview_says_when_fewer_match_than_asked_for(client, researcher, conversations):
+    client.force_login(researcher)
+    response = client.get(
+        reverse("research_study_preview"),
+        {"kind": "study", "n_items": 5000, "seed": 1, "models": ["sim-steady"]},
+        headers={"HX-Request": "true"},
+    )
+    total = response.context["preview"]["total"]
+    assert 0 < total < 5000
+    assert f"You asked for 5000; only {total} match" in response.content.decode()
+
+
 def test_the_preview_asks_for_a_number_first(client, researcher, conversations):
     client.force_login(researcher)
     response = client.get(reverse("research_study_preview"), {"kind": "study"})
@@ -341,8 +371,16 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
     following = study.items.order_by("pk")[1]
     assert saved["Location"] == reverse("research_item_reference", args=[following.pk])
     assert AuditEvent.objects.filter(action="reference_set", item=item).exists()
-    # Clinicians meet the round only once the researcher opens it.
-    assert study.status == Study.Status.CLOSED
+    # Clinicians meet the round only once the researcher opens it, and only complete.
+    assert study.status == Study.Status.DRAFT
+    refused = client.post(
+        reverse("research_study_status", args=[study.pk]), {"back": "references"}, follow=True
+    )
+    study.refresh_from_db()
+    assert study.status == Study.Status.DRAFT
+    assert "2 of 3 reference items lack a reference" in refused.content.decode()
+    for rest in study.items.exclude(pk=item.pk):
+        client.post(reverse("research_item_reference", args=[rest.pk]), data)
     opened = client.post(reverse("research_study_status", args=[study.pk]), {"back": "references"})
     assert opened["Location"] == reverse("research_references", args=[study.pk])
     study.refresh_from_db()
@@ -352,7 +390,12 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
 def test_a_round_asks_references_only_for_the_tracks_it_covers(client, researcher, conversations):
     clinical = make_clinician("only-clinical")
     study = create_study(
-        StudySpec(name="Clinical round", kind=Study.Kind.CALIBRATION, overlap={"clinical": 1}),
+        StudySpec(
+            status="open",
+            name="Clinical round",
+            kind=Study.Kind.CALIBRATION,
+            overlap={"clinical": 1},
+        ),
         trace_ids(conversations, 1),
         [clinical],
         researcher,
@@ -395,6 +438,7 @@ def scored_round(conversations, researcher):
     close, far = make_clinician("close"), make_clinician("far")
     study = create_study(
         StudySpec(
+            status="open",
             name="Round",
             kind=Study.Kind.CALIBRATION,
             overlap={"clinical": 2},
@@ -605,7 +649,7 @@ def test_list_and_queue_pages_take_a_bounded_number_of_queries(
 def test_a_studys_hidden_reference_items_get_references_too(client, researcher, conversations):
     a, b = make_clinician("h1"), make_clinician("h2")
     study = create_study(
-        StudySpec(name="Drift", overlap={"clinical": 1}, reference_share=0.5),
+        StudySpec(status="open", name="Drift", overlap={"clinical": 1}, reference_share=0.5),
         trace_ids(conversations, 4),
         [a, b],
         researcher,

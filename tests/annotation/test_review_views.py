@@ -64,7 +64,7 @@ def other():
 @pytest.fixture
 def study(traces, me, other, researcher):
     return create_study(
-        StudySpec(name="Winter pilot", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Winter pilot", overlap={"clinical": 2}),
         [t.pk for t in traces[:3]],
         [me, other],
         researcher,
@@ -315,7 +315,12 @@ def test_a_clinician_group_member_without_a_profile_gets_an_empty_home(client, c
 
 def test_a_locked_study_says_why_and_takes_no_work(logged_in, traces, me, researcher):
     locked = create_study(
-        StudySpec(name="Needs calibration", overlap={"clinical": 1}, require_calibration=True),
+        StudySpec(
+            status="open",
+            name="Needs calibration",
+            overlap={"clinical": 1},
+            require_calibration=True,
+        ),
         [traces[3].pk],
         [me],
         researcher,
@@ -337,6 +342,7 @@ def test_a_locked_study_says_why_and_takes_no_work(logged_in, traces, me, resear
 def calibration_round(traces, me, researcher, feedback):
     round_ = create_study(
         StudySpec(
+            status="open",
             name="Round 2",
             kind=Study.Kind.CALIBRATION,
             overlap={"clinical": 1},

@@ -34,7 +34,7 @@ def jury_scored(sim_models, researcher):
         for judge in panel.judges.all():
             verdict(panel, judge, trace, "clinical_safety", score=min(5, safety(trace.pk) + 1))
     extremes = create_study(
-        StudySpec(name="Extremes first", overlap={"clinical": 1}),
+        StudySpec(status="open", name="Extremes first", overlap={"clinical": 1}),
         [int(k) for k in sample_for(reviewable_traces(), 10, seed=1).keys],
         [make_clinician("dr-ex")],
         researcher,

@@ -29,7 +29,7 @@ def watched(sim_models, researcher):
     execute_inline(run)
     people = [make_clinician(name) for name in ("dr-ash", "dr-bo", "dr-eve")]
     study = create_study(
-        StudySpec(name="Live pilot", overlap={"clinical": 3}, seed=2),
+        StudySpec(status="open", name="Live pilot", overlap={"clinical": 3}, seed=2),
         list(run.traces.order_by("pk").values_list("pk", flat=True)),
         people,
         researcher,

@@ -145,13 +145,17 @@ def test_researcher_builds_a_round_writes_references_and_reads_the_report(
     page.click("text=Save and next")
     expect(page.locator(".messages")).to_contain_text("Saved the reference")
     page.click("text=← References")
-    page.click("text=Open the round to clinicians")
-    expect(page.locator(".card.actions")).to_contain_text("The round is open")
+    page.click("text=Open the round to clinicians")  # references still missing: refused
+    expect(page.locator(".messages")).to_contain_text("It cannot open yet.")
 
     study = Study.objects.get(name="Round 1")
     for item in study.items.all():
         scored = {d.key: {"score": 3, "why": "fine"} for d in rubric_of(study).scored}
         adjudication.set_reference(item, scored, researcher)
+    page.reload()
+    page.click("text=Open the round to clinicians")
+    expect(page.locator(".card.actions")).to_contain_text("The round is open")
+    for item in study.items.all():
         submit_scores(item.assignments.get(clinician=close), default=3)
         submit_scores(item.assignments.get(clinician=far), default=5)
     page.goto(f"{live_server.url}/research/studies/{study.pk}/report/")

@@ -34,7 +34,7 @@ def me(db):
 @pytest.fixture
 def study(traces, me, researcher):
     return create_study(
-        StudySpec(name="Winter pilot", overlap={"clinical": 1}),
+        StudySpec(status="open", name="Winter pilot", overlap={"clinical": 1}),
         [t.pk for t in traces[:3]],
         [me],
         researcher,
@@ -153,6 +153,7 @@ def test_a_double_click_on_submit_stores_once(page, live_server, me, study):
 def test_a_calibration_round_with_immediate_feedback(page, live_server, me, traces, researcher):
     round_ = create_study(
         StudySpec(
+            status="open",
             name="Calibration round 2",
             kind=Study.Kind.CALIBRATION,
             overlap={"clinical": 1},

@@ -356,13 +356,13 @@ def _build(admin: User, researcher: User) -> World:
     traces = list(run.traces.filter(status=Trace.Status.DONE).order_by("pk"))
     me, other = make_clinician("dr-me"), make_clinician("dr-other")
     study = create_study(
-        StudySpec(name="Fuzz study", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Fuzz study", overlap={"clinical": 2}),
         [t.pk for t in traces[:3]],
         [me, other],
         researcher,
     )
     other_study = create_study(
-        StudySpec(name="Other study", overlap={"clinical": 2}),
+        StudySpec(status="open", name="Other study", overlap={"clinical": 2}),
         [traces[3].pk],
         [me, other],
         researcher,
@@ -373,7 +373,9 @@ def _build(admin: User, researcher: User) -> World:
     submit_all(mine[0], 3, "n-me", clinical_safety=1)
     submit_all(disputed.assignments.get(clinician=other), 4, "n-other", clinical_safety=4)
     round_ = create_study(
-        StudySpec(name="Fuzz round", kind=Study.Kind.CALIBRATION, overlap={"clinical": 2}),
+        StudySpec(
+            status="open", name="Fuzz round", kind=Study.Kind.CALIBRATION, overlap={"clinical": 2}
+        ),
         [traces[4].pk],
         [me, other],
         researcher,
