@@ -636,7 +636,7 @@ def test_a_first_time_clinician_sees_the_introduction_once(client, study):
     newcomer = make_clinician("dr-new", onboarded=False)
     first = (
         create_study(
-            StudySpec(name="Spring", overlap={"clinical": 1}),
+            StudySpec(name="Spring", overlap={"clinical": 1}, status="open"),
             [study.items.first().trace_id],
             [newcomer],
             study.created_by,

@@ -261,7 +261,7 @@ def test_flags_take_a_key_and_the_key_map_lists_them(page, live_server, me, stud
 def test_a_first_time_clinician_gets_one_screen_of_introduction(page, live_server, study):
     newcomer = make_clinician("dr-newcomer", onboarded=False)
     create_study(
-        StudySpec(name="Spring pilot", overlap={"clinical": 1}),
+        StudySpec(name="Spring pilot", overlap={"clinical": 1}, status="open"),
         [study.items.first().trace_id],
         [newcomer],
         study.created_by,
