@@ -18,8 +18,11 @@ demo: install
 	$(PY) manage.py seed_demo $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
+# pytest-xdist workers: opt-in (`make test PYTEST_WORKERS=2`); tests/integration fails under -n 2 so far.
+PYTEST_WORKERS ?= 0
+
 test: install
-	PAB_VAR_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+	PAB_VAR_DIR=$(CURDIR)/var/test $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 	.venv/bin/ruff check .
 
 lint: install
