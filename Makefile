@@ -20,10 +20,13 @@ demo: install
 	$(PY) manage.py seed_demo $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
+# pytest-xdist workers: opt-in (`make test PYTEST_WORKERS=2`); tests/integration fails under -n 2 so far.
+PYTEST_WORKERS ?= 0
+
 # The tests cover the optional Inspect AI interop too, so they install its extra.
 test: uv
 	uv sync --frozen --extra inspect
-	PAB_VAR_DIR=$(CURDIR)/var/test $(PY) -m pytest $(PYTEST_ARGS)
+	PAB_VAR_DIR=$(CURDIR)/var/test $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 	.venv/bin/ruff check .
 
 lint: install

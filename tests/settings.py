@@ -1,6 +1,31 @@
-"""Settings for the test run: the project's settings with one change."""
+"""Settings for the test run: the project's settings with a fast hasher, and under
+pytest-xdist a var folder and Redis database of each worker's own."""
 
 import os
+from pathlib import Path
+from urllib.parse import urlparse
+
+# Under `pytest -n N` every worker gets its own test database from pytest-django; what lives
+# outside the database must be split too, or one worker's Celery worker runs the other's
+# messages against the wrong database and the shared cache answers with the other's rows.
+# Set in the environment, so worker processes and `manage.py` subprocesses inherit it.
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_REDIS_DATABASES = 16  # Redis' default; worker gwI uses base + 8*I, so -n 2 never collides.
+
+
+def _own_redis_database(url: str, index: int) -> str:
+    parsed = urlparse(url)
+    base = int(parsed.path.strip("/") or 0)
+    return parsed._replace(path=f"/{(base + 8 * index) % _REDIS_DATABASES}").geturl()
+
+
+if _XDIST_WORKER.startswith("gw"):
+    _index = int(_XDIST_WORKER[2:])
+    _var = os.environ.get("PAB_VAR_DIR") or str(Path(__file__).resolve().parents[1] / "var")
+    os.environ["PAB_VAR_DIR"] = str(Path(_var) / _XDIST_WORKER)
+    for _name in ("CELERY_BROKER_URL", "CACHE_URL", "CONCURRENCY_REDIS_URL"):
+        if os.environ.get(_name, "").startswith(("redis://", "rediss://")):
+            os.environ[_name] = _own_redis_database(os.environ[_name], _index)
 
 # The tests run as `make demo` does, with DEBUG on (its default is off); the production-like
 # tests set their own environment. Subprocesses the tests start inherit it.
