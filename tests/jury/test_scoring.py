@@ -2,6 +2,7 @@
 idempotent jobs, both SDKs through their wire formats."""
 
 import json
+import os
 
 import pytest
 from django.urls import reverse
@@ -129,20 +130,21 @@ def test_openai_structured_output_retries_bad_answers_then_keeps_them_unparseabl
             assert message["content"][:40] in prompt
 
 
+def _anthropic_judge(server):
+    os.environ["PAB_FAKE_KEY"] = "fake"
+    return ModelConfig.objects.create(
+        name="claude-judge",
+        provider="anthropic",
+        model_id="claude-judge",
+        base_url=server.anthropic_base_url,
+        api_key_env="PAB_FAKE_KEY",
+    )
+
+
 def test_anthropic_forced_tool_use_gives_verdicts(scenario_run, settings):
     settings.PROVIDER_BASE_DELAY_S = 0.01
     with FakeLLMServer() as server:
-        model = ModelConfig.objects.create(
-            name="claude-judge",
-            provider="anthropic",
-            model_id="claude-judge",
-            base_url=server.anthropic_base_url,
-            api_key_env="PAB_FAKE_KEY",
-        )
-        import os
-
-        os.environ["PAB_FAKE_KEY"] = "fake"
-        panel = panel_of(model)
+        panel = panel_of(_anthropic_judge(server))
         jury_run = launch_jury(panel=panel, run=scenario_run, enqueue=False)
         job = jury_run.jobs.first()
         server.script(
@@ -217,18 +219,10 @@ def test_an_answer_cut_at_the_cap_is_retried_once_with_twice_the_cap_then_kept_t
     assert "1 truncated" in page and "0 unparseable" in page
 
 
-def test_anthropic_max_tokens_stop_is_truncated(scenario_run, settings, monkeypatch):
+def test_anthropic_max_tokens_stop_is_truncated(scenario_run, settings):
     settings.PROVIDER_BASE_DELAY_S = 0.01
-    monkeypatch.setenv("PAB_FAKE_KEY", "fake")
     with FakeLLMServer() as server:
-        model = ModelConfig.objects.create(
-            name="claude-judge",
-            provider="anthropic",
-            model_id="claude-judge",
-            base_url=server.anthropic_base_url,
-            api_key_env="PAB_FAKE_KEY",
-        )
-        _, job = _one_job(scenario_run, model)
+        _, job = _one_job(scenario_run, _anthropic_judge(server))
         cut = single_tool_call("record_verdict", '{"rationale": "cut', truncated=True)
         server.script(
             ANTHROPIC, cut, single_tool_call("record_verdict", '{"rationale": "cu', truncated=True)
