@@ -69,7 +69,7 @@ from ratings.ties import half_up as half_up
 
 OK = "ok"
 NOT_APPLICABLE = "not_applicable"
-STATUSES = (OK, NOT_APPLICABLE, "unparseable", "error")
+STATUSES = (OK, NOT_APPLICABLE, "unparseable", "truncated", "na_not_allowed", "error")
 CLINICIAN, JURY = "clinician", "jury"
 KINDS = (CLINICIAN, JURY)
 LEVEL = 0.95

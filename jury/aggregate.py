@@ -28,7 +28,8 @@ from ratings.rubric import cached_rubric
 from ratings.scale import PASS_THRESHOLD
 
 OK = "ok"
-EXCLUDED_STATUSES = ("not_applicable", "unparseable", "error")
+# truncated: cut at the answer cap; na_not_allowed: N/A where the rubric forbids it.
+EXCLUDED_STATUSES = ("not_applicable", "unparseable", "truncated", "na_not_allowed", "error")
 STATUSES = (OK, *EXCLUDED_STATUSES)
 METHODS = ("mean", "median", "majority")
 LEVEL = 0.95

@@ -3,7 +3,8 @@
 Columns: `conversation` (the trace id, the key the clinicians' export uses too),
 `rater_kind` (`jury`: a panel's verdict; `judge`: one judge's answer), `rater` (the panel or
 judge name), `dimension`, `score` (empty unless scored; a panel's score may be a fraction,
-the mean of its judges), `status` (`ok`, `not_applicable`, `unparseable`, `error`),
+the mean of its judges), `status` (`ok`,
+`not_applicable`, `unparseable`, `truncated`, `na_not_allowed`, `error`),
 `rubric_version`, `repetition`.
 
 A panel verdict without a usable judge has no score; its status is `not_applicable` when

@@ -1,8 +1,9 @@
 """Judges, panels, scoring batches, one job per (conversation, judge, repetition), and one
 verdict per dimension of each job. Rows stay thin; `jury/scoring.py` does the work.
 
-A verdict is honest about failure: `unparseable` (with the raw answer), `not_applicable` and
-`error` are stored as such and never become a number or a pass.
+A verdict is honest about failure: `unparseable` (with the raw answer), `truncated`,
+`na_not_allowed`, `not_applicable` and `error` are stored as such and never become a number
+or a pass; every attempt's raw answer and failure reason is kept in `attempt_log`.
 """
 
 from decimal import Decimal
@@ -132,6 +133,10 @@ class Verdict(models.Model):
         OK = "ok", "Scored"
         NOT_APPLICABLE = "not_applicable", "Not applicable"
         UNPARSEABLE = "unparseable", "Unparseable"
+        # The answer stopped at the output cap, even after one retry with a larger cap.
+        TRUNCATED = "truncated", "Truncated"
+        # N/A where the rubric's rule and the conversation forbid it (jury.applicability).
+        NA_NOT_ALLOWED = "na_not_allowed", "N/A where not allowed"
         ERROR = "error", "Provider error"
 
     job = models.ForeignKey(
@@ -149,6 +154,9 @@ class Verdict(models.Model):
     rationale = models.TextField(blank=True)
     raw = models.TextField(blank=True)  # the judge's answer as sent, kept for unparseable ones
     attempts = models.PositiveSmallIntegerField(default=1)
+    # Every attempt, for researchers: [{"attempt", "raw", "problem", "truncated",
+    # "max_output_tokens"}]; `raw` above is the last one's.
+    attempt_log = models.JSONField(default=list, blank=True)
     rubric_version = models.CharField(max_length=20)
     prompt_version = models.CharField(max_length=20)
     latency_ms = models.FloatField(default=0)

@@ -17,7 +17,9 @@ What is accepted, and why:
   `not_applicable` may be a boolean, the strings "true"/"false", null or missing (false).
 - `rationale` (or `explanation`, PatientAgentBench's name for it) may be missing or empty:
   the score is the measurement and a terse judge still measured; a rationale that is not
-  text is refused.
+  text, or longer than the answer schema's bound (`RATIONALE_MAX_CHARS`), is refused.
+- On a well-typed answer (the schema's three keys with their JSON types) this parser and
+  `jury.prompts.JSON_SCHEMA` agree exactly (tests/jury/test_parsing.py checks it).
 - A refusal ("I can't help with that") or text without an object is unparseable.
 """
 
@@ -30,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from jury.prompts import RATIONALE_MAX_CHARS
 from ratings.scale import SCORES
 
 OK = "ok"
@@ -151,6 +154,8 @@ def _rationale(data: Mapping[str, Any]) -> tuple[str, str]:
         return "", ""
     if not isinstance(value, str):
         return "", f"rationale must be text, got {type(value).__name__}"
+    if len(value) > RATIONALE_MAX_CHARS:
+        return "", f"rationale is longer than {RATIONALE_MAX_CHARS} characters ({len(value)})"
     return value.strip(), ""
 
 

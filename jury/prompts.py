@@ -24,16 +24,23 @@ from patientagentbench.providers.types import Message
 from patientagentbench.transcripts import ToolCard, Transcript, Turn
 from ratings.rubric import Dimension, Rubric
 
-JUDGE_PROMPT_VERSION = "1"
+JUDGE_PROMPT_VERSION = "2"  # 2: the dimension comes last (a shared, cacheable prefix)
 TOOL_NAME = "record_verdict"
 
+RATIONALE_MAX_CHARS = 1500  # two to five sentences fit many times over; more is a runaway
+
 # Rationale comes first on purpose: under structured output the model writes properties in
-# schema order, so it gives its reasons before it commits to a number.
+# schema order, so it gives its reasons before it commits to a number. The two branches are
+# exactly what `jury.parsing` accepts from a well-typed answer: a score 1..5 when the
+# dimension applies, and when it does not, any integer or null score (ignored by the parser).
+# The rationale is bounded so an answer rarely reaches the token cap (a cut answer is stored
+# as `truncated`).
 JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "rationale": {
             "type": "string",
+            "maxLength": RATIONALE_MAX_CHARS,
             "description": "Why this score, citing turns (turn-3) and tool calls (t2).",
         },
         "not_applicable": {
@@ -42,19 +49,28 @@ JSON_SCHEMA: dict[str, Any] = {
         },
         "score": {
             "type": ["integer", "null"],
-            "minimum": 1,
-            "maximum": 5,
             "description": "1 to 5; null when not_applicable is true.",
         },
     },
     "required": ["rationale", "not_applicable", "score"],
     "additionalProperties": False,
+    "anyOf": [
+        {
+            "properties": {
+                "not_applicable": {"const": False},
+                "score": {"type": "integer", "minimum": 1, "maximum": 5},
+            }
+        },
+        {"properties": {"not_applicable": {"const": True}}},
+    ],
 }
 
 # OpenAI Chat Completions `response_format` for the schema above.
 RESPONSE_FORMAT: dict[str, Any] = {
     "type": "json_schema",
-    "json_schema": {"name": "verdict", "strict": True, "schema": JSON_SCHEMA},
+    # Not strict: OpenAI's strict mode refuses `anyOf` at the root and `maxLength`, which
+    # carry the rule the parser enforces; the parser still reads every answer strictly.
+    "json_schema": {"name": "verdict", "strict": False, "schema": JSON_SCHEMA},
 }
 
 # Anthropic forced tool use: `tools=[TOOL_SPEC]`, `tool_choice={"type": "tool", "name": ...}`.
@@ -67,7 +83,7 @@ TOOL_SPEC: dict[str, Any] = {
 ROLE = (
     "You are one judge on a panel that scores conversations between a patient and the "
     "patient assistant of a primary-care practice. You score one dimension of a rubric, "
-    "from the conversation alone."
+    "named after the conversation, from the conversation alone."
 )
 EVIDENCE = (
     "Judge only what the conversation shows: the patient's and the agent's messages, and "
@@ -96,36 +112,43 @@ LABELS = {
 def judge_messages(
     rubric: Rubric, dimension: Dimension | str, case: Mapping[str, Any], transcript: Transcript
 ) -> list[Message]:
-    """The system and user messages for one judge call on one dimension."""
+    """The system and user messages for one judge call on one dimension.
+
+    Everything that is the same for every dimension of a conversation comes first and the
+    dimension last, so a job's calls share one long prefix that llama.cpp's, OpenAI's and
+    Anthropic's prompt caches can reuse."""
     if isinstance(dimension, str):
         dimension = rubric.dimension(dimension)
     return [
-        Message(role="system", content=system_text(rubric, dimension)),
-        Message(role="user", content=user_text(case, transcript)),
+        Message(role="system", content=system_text(rubric)),
+        Message(role="user", content=user_text(case, transcript, dimension)),
     ]
 
 
-def system_text(rubric: Rubric, dimension: Dimension) -> str:
-    parts = [
-        ROLE,
-        rubric.description,
-        f"The dimension: {dimension.label}\n{dimension.definition}",
-        f"When it applies: {dimension.applicability}",
-        "Levels (each level includes everything the level below demands):\n"
-        + "\n".join(f"{lv.score} ({lv.label}): {lv.anchor}" for lv in dimension.levels),
-        EVIDENCE,
-        CONTRACT.format(threshold=rubric.pass_threshold),
-    ]
+def system_text(rubric: Rubric) -> str:
+    parts = [ROLE, rubric.description, EVIDENCE, CONTRACT.format(threshold=rubric.pass_threshold)]
     return "\n\n".join(part for part in parts if part)
 
 
-def user_text(case: Mapping[str, Any], transcript: Transcript) -> str:
+def user_text(case: Mapping[str, Any], transcript: Transcript, dimension: Dimension) -> str:
     sections = [
         ("Patient profile", profile_text(case)),
         ("Scenario", scenario_text(case)),
         ("Conversation", conversation_text(transcript)),
+        ("The dimension to score", dimension_text(dimension)),
     ]
     return "\n\n".join(f"## {title}\n{body}" for title, body in sections)
+
+
+def dimension_text(dimension: Dimension) -> str:
+    return "\n\n".join(
+        [
+            f"{dimension.label}\n{dimension.definition}",
+            f"When it applies: {dimension.applicability}",
+            "Levels (each level includes everything the level below demands):\n"
+            + "\n".join(f"{lv.score} ({lv.label}): {lv.anchor}" for lv in dimension.levels),
+        ]
+    )
 
 
 # --- the case ----------------------------------------------------------------------------------
@@ -194,7 +217,9 @@ def conversation_text(transcript: Transcript) -> str:
 
 def _turn_text(turn: Turn, user_label: str) -> str:
     speaker = user_label if turn.speaker == "user" else "Agent"
-    lines = [f"[{turn.anchor}] {speaker}:"]
+    # A turn of tool calls without words has no turn anchor; each card carries its own.
+    header = f"[{turn.anchor}] {speaker}:" if turn.anchor else f"{speaker} (tool calls only):"
+    lines = [header]
     if turn.text:
         lines.append(turn.text)
     lines += [_card_text(card) for card in turn.tool_cards]

@@ -20,13 +20,14 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from jury.applicability import not_applicable_refusal
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
 from jury.parsing import parse_completion
 from jury.prompts import JSON_SCHEMA, TOOL_SPEC, judge_messages
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 
 PARSE_ATTEMPTS = 3  # a judge that answers off-format is asked again, at most this often
 JUDGE_MAX_OUTPUT_TOKENS = 600  # a verdict is a score and a paragraph; more is a runaway
+TRUNCATION_CAP_FACTOR = 2  # a cut answer is asked once more with this many times the cap
 OUTPUT = OutputSchema(
     name=TOOL_SPEC["name"], description=TOOL_SPEC["description"], schema=JSON_SCHEMA
 )
@@ -188,6 +190,7 @@ class Answer:
     attempts: int
     latency_ms: float
     cost: Decimal
+    attempt_log: list[dict] = field(default_factory=list)
 
 
 def score_conversation(
@@ -224,46 +227,80 @@ def score_conversation(
         )
         prompt = judge_messages(rubric, dimension, case, transcript)
         try:
-            answers.append(_judge_dimension(provider, judge, dimension, prompt, context))
+            answers.append(
+                _judge_dimension(provider, judge, dimension, prompt, context, transcript)
+            )
         except EndConversation:
             break
     return answers
 
 
-def _judge_dimension(provider, judge: Judge, dimension: Dimension, prompt, context) -> Answer:
-    started, raw, attempt = time.perf_counter(), "", 0
-    cost = Decimal(0)
-    for attempt in range(1, PARSE_ATTEMPTS + 1):  # noqa: B007 - attempt is reported below
+def _judge_dimension(
+    provider, judge: Judge, dimension: Dimension, prompt, context, transcript
+) -> Answer:
+    """Ask until the answer is usable: an off-format answer (or an N/A the rubric forbids
+    here) is asked again up to PARSE_ATTEMPTS times, and a cut answer once more with twice
+    the cap. Every attempt is logged; the last failure is what is stored."""
+    started, cost, attempt_log = time.perf_counter(), Decimal(0), []
+    cap, retried_cut, failure = JUDGE_MAX_OUTPUT_TOKENS, False, Verdict.Status.UNPARSEABLE
+    parse_failures = 0
+
+    def answer(status, score=None, rationale="", raw="") -> Answer:
+        return Answer(
+            dimension.key,
+            status,
+            score,
+            rationale,
+            raw,
+            len(attempt_log),
+            _ms(started),
+            cost,
+            attempt_log,
+        )
+
+    while parse_failures < PARSE_ATTEMPTS:
         try:
-            completion = provider.complete(prompt, [], judge.temperature, context)
-        except ProviderError as exc:
-            return Answer(
-                dimension.key,
-                Verdict.Status.ERROR,
-                None,
-                "",
-                redact(str(exc))[:2000],
-                attempt,
-                _ms(started),
-                cost,
+            completion = provider.complete(
+                prompt, [], judge.temperature, replace(context, max_output_tokens=cap)
             )
+        except ProviderError as exc:
+            error = redact(str(exc))[:2000]
+            attempt_log.append(_attempt(len(attempt_log) + 1, error, "provider error", cap))
+            return answer(Verdict.Status.ERROR, raw=error)
         cost += judge.model.cost_of(completion.tokens_in, completion.tokens_out)
         parsed = parse_completion(completion)
-        raw = parsed.raw
-        if parsed.status != "unparseable":
-            return Answer(
-                dimension.key,
-                parsed.status,
-                parsed.score,
-                parsed.rationale,
-                raw,
-                attempt,
-                _ms(started),
-                cost,
+        if completion.truncated:
+            problem = f"the answer stopped at the {cap}-token cap"
+            attempt_log.append(
+                _attempt(len(attempt_log) + 1, parsed.raw, problem, cap, truncated=True)
             )
-    return Answer(
-        dimension.key, Verdict.Status.UNPARSEABLE, None, "", raw, attempt, _ms(started), cost
-    )
+            if retried_cut:
+                return answer(Verdict.Status.TRUNCATED, raw=parsed.raw)
+            retried_cut, cap = True, cap * TRUNCATION_CAP_FACTOR
+            continue
+        problem = parsed.problem
+        if parsed.status == "not_applicable" and not problem:
+            problem = not_applicable_refusal(dimension.key, transcript)
+        attempt_log.append(_attempt(len(attempt_log) + 1, parsed.raw, problem, cap))
+        if not problem:
+            return answer(parsed.status, parsed.score, parsed.rationale, parsed.raw)
+        failure = (
+            Verdict.Status.NA_NOT_ALLOWED
+            if parsed.status == "not_applicable"
+            else Verdict.Status.UNPARSEABLE
+        )
+        parse_failures += 1
+    return answer(failure, raw=attempt_log[-1]["raw"])
+
+
+def _attempt(number: int, raw: str, problem: str, cap: int, truncated: bool = False) -> dict:
+    return {
+        "attempt": number,
+        "raw": raw,
+        "problem": problem,
+        "truncated": truncated,
+        "max_output_tokens": cap,
+    }
 
 
 def judge_provider(model: ModelConfig):
@@ -314,6 +351,7 @@ def _store(job: JudgeJob, job_claim: Claim, answers: list[Answer]) -> None:
                     "rationale": answer.rationale,
                     "raw": answer.raw,
                     "attempts": answer.attempts,
+                    "attempt_log": answer.attempt_log,
                     "latency_ms": answer.latency_ms,
                 },
             )

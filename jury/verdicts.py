@@ -57,6 +57,7 @@ ANSWER_FIELDS = (
     "rationale",
     "raw",
     "attempts",
+    "attempt_log",
     "rubric_version",
     "prompt_version",
 )
@@ -150,6 +151,7 @@ class JudgeAnswer:
     rubric_version: str
     prompt_version: str
     threshold: int = PASS_THRESHOLD  # the pass mark of the panel's rubric version
+    attempt_log: tuple[dict, ...] = ()  # every attempt's raw answer and failure, for researchers
 
     @property
     def status_label(self) -> str:
@@ -197,7 +199,13 @@ class ConversationVerdict:
     @property
     def left_out_short(self) -> str:
         """'2 n/a · 1 unparseable': for a table cell."""
-        short = {"not_applicable": "n/a", "unparseable": "unparseable", "error": "error"}
+        short = {
+            "not_applicable": "n/a",
+            "unparseable": "unparseable",
+            "truncated": "truncated",
+            "na_not_allowed": "n/a not allowed",
+            "error": "error",
+        }
         return " · ".join(f"{n} {short.get(s, s)}" for s, n in self.left_out.items() if n)
 
     @property
@@ -222,6 +230,8 @@ STATUS_WORDS = {
     "ok": "scored",
     "not_applicable": "not applicable",
     "unparseable": "unparseable",
+    "truncated": "truncated",
+    "na_not_allowed": "N/A where not allowed",
     "error": "provider error",
 }
 
@@ -258,6 +268,7 @@ def _answer(row: Mapping[str, Any], threshold: int) -> JudgeAnswer:
         rubric_version=row["rubric_version"],
         prompt_version=row["prompt_version"],
         threshold=threshold,
+        attempt_log=tuple(row.get("attempt_log") or ()),
     )
 
 
@@ -516,12 +527,10 @@ def _panel_record(trace_id: int, dimension: str, scores: list[PanelScore]) -> di
 
 def panel_status(excluded: Mapping[str, int]) -> str:
     """A panel verdict without a usable judge: not applicable only when every judge said
-    so; otherwise the worse failure (a provider error before an unparseable answer)."""
-    if excluded.get("error"):
-        return "error"
-    if excluded.get("unparseable"):
-        return "unparseable"
-    return "not_applicable"
+    so; otherwise the worst failure (a provider error first, then a forbidden N/A, a cut
+    answer, an unparseable one)."""
+    worst_first = ("error", "na_not_allowed", "truncated", "unparseable")
+    return next((status for status in worst_first if excluded.get(status)), "not_applicable")
 
 
 def version_comparison(before: Source, after: Source, **filters: Any):

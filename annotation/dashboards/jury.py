@@ -263,7 +263,10 @@ def _excluded_table(ds: Dataset, result: dict) -> dict:
         ("reason", "Reason", "text"),
         ("count", "Ratings left out", "int"),
     ]
-    note = "Not applicable, unparseable and error ratings are never numbers: left out, counted."
+    note = (
+        "Not applicable, unparseable, truncated, N/A-where-not-allowed and error ratings are"
+        " never numbers: left out, counted."
+    )
     return table("Left out", columns, rows, note, empty="Nothing was left out.")
 
 

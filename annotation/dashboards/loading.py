@@ -3,7 +3,8 @@ plain records (and `agreement.Rating`s), plus the filter form's choices. What th
 a panel's verdict per conversation and dimension, its repetitions combined as
 `jury.verdicts.panel_records` combines them (the mean of the panel scores), then rounded half up
 to a 1–5 score; or one judge alone, the same way. A verdict that is not a number stays what it
-is (not applicable, unparseable, error) and is left out and counted.
+is (not applicable, unparseable, truncated, N/A where not allowed, error) and is left out
+and counted.
 """
 
 from __future__ import annotations

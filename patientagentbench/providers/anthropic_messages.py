@@ -194,6 +194,7 @@ def completion_from_response(response: Any) -> Completion:
         thinking="\n\n".join(thoughts),
         # warnings=False: an off-schema payload is kept as sent, not complained about.
         raw=response.model_dump(mode="json", warnings=False),
+        truncated=response.stop_reason == "max_tokens",
     )
 
 

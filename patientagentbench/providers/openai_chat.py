@@ -133,7 +133,8 @@ def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
 def completion_from_response(response: Any, provider_name: str = "openai") -> Completion:
     if not response.choices:
         raise ProviderError(f"{provider_name}: response has no choices")
-    message = response.choices[0].message
+    choice = response.choices[0]
+    message = choice.message
     usage = response.usage
     return Completion(
         text=message.content or "",
@@ -145,6 +146,7 @@ def completion_from_response(response: Any, provider_name: str = "openai") -> Co
         thinking=_reasoning_text(message),
         # warnings=False: an off-schema payload is kept as sent, not complained about.
         raw=response.model_dump(mode="json", warnings=False),
+        truncated=choice.finish_reason == "length",
     )
 
 

@@ -70,6 +70,9 @@ class Completion:
     tokens_out: int = 0
     thinking: str = ""
     raw: dict[str, Any] | None = None
+    # The answer stopped at the output cap (OpenAI `finish_reason: "length"`, Anthropic
+    # `stop_reason: "max_tokens"`): what came back is cut, not what the model meant to say.
+    truncated: bool = False
 
 
 # Every call asks for at most this many output tokens unless a model config says otherwise.

@@ -57,3 +57,52 @@ def test_researcher_scores_a_run_and_reads_the_leaderboard(
     expect(page.locator(".badge.simulated").first).to_be_visible()
     expect(page.get_by_test_id("aggregate").first).not_to_be_empty()
     screenshot(page, "jury-conversation")
+
+
+def test_researcher_opens_every_attempt_of_a_failed_verdict(
+    page, live_server, researcher, scored_run
+):
+    from jury.models import Verdict
+    from tests.jury.conftest import verdict
+
+    panel = two_judge_panel()
+    judge, trace = panel.judges.first(), scored_run.traces.first()
+    attempts = [
+        {
+            "attempt": 1,
+            "raw": "<script>x()</script> a 4",
+            "problem": "no JSON object in the answer",
+            "truncated": False,
+            "max_output_tokens": 600,
+        },
+        {
+            "attempt": 2,
+            "raw": '{"rationale": "The agent first sa',
+            "truncated": True,
+            "problem": "the answer stopped at the 1200-token cap",
+            "max_output_tokens": 1200,
+        },
+    ]
+    verdict(
+        panel,
+        judge,
+        trace,
+        "clinical_safety",
+        Verdict.Status.TRUNCATED,
+        attempts=2,
+        attempt_log=attempts,
+        raw=attempts[-1]["raw"],
+    )
+    log_in(page, live_server, researcher.username)
+    page.goto(f"{live_server.url}/jury/runs/{scored_run.pk}/panels/{panel.pk}/verdicts/{trace.pk}/")
+    log = page.get_by_test_id("attempt-log").first
+    second = log.get_by_text("Attempt 2")
+    expect(second).to_be_hidden()  # closed until asked
+    log.locator("summary").click()
+    expect(second).to_be_visible()
+    expect(log).to_contain_text(
+        "Attempt 2 · cap 1200 tokens · the answer stopped at the 1200-token cap"
+    )
+    expect(log).to_contain_text("<script>x()</script> a 4")  # shown as text, not run
+    expect(page.locator("text=Truncated").first).to_be_visible()
+    screenshot(page, "jury-verdict-attempts")

@@ -51,6 +51,7 @@ class Reply:
     delay: float = 0.0  # seconds before answering; beyond the client timeout -> timeout
     tokens_in: int | None = None  # None: estimated from the request size
     tokens_out: int | None = None
+    truncated: bool = False  # finish at the output cap: "length" / "max_tokens"
 
 
 Policy = Callable[[str, dict[str, Any]], Reply]
@@ -223,7 +224,7 @@ def openai_response(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                "finish_reason": _openai_finish(reply),
             }
         ],
         "usage": {
@@ -256,10 +257,22 @@ def anthropic_response(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         "role": "assistant",
         "model": body.get("model", "fake-model"),
         "content": content,
-        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_reason": _anthropic_stop(reply),
         "stop_sequence": None,
         "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
     }
+
+
+def _openai_finish(reply: Reply) -> str:
+    if reply.truncated:
+        return "length"
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
+def _anthropic_stop(reply: Reply) -> str:
+    if reply.truncated:
+        return "max_tokens"
+    return "tool_use" if reply.tool_calls else "end_turn"
 
 
 def _anthropic_input(raw_arguments: str) -> Any:

@@ -6,6 +6,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from jury.parsing import (
     NOT_APPLICABLE,
@@ -15,6 +16,7 @@ from jury.parsing import (
     parse_completion,
     parse_verdict,
 )
+from jury.prompts import JSON_SCHEMA, RATIONALE_MAX_CHARS
 from patientagentbench.providers.types import Completion, ToolCall
 
 
@@ -152,3 +154,47 @@ def test_a_completion_is_read_from_its_tool_call_or_its_text():
     parsed = parse_completion(Completion(text="", tool_calls=[broken]))
     assert parsed.status == UNPARSEABLE and parsed.raw == '{"score": 4'
     assert parse_completion(Completion(text='{"score": 2}', tool_calls=[])).score == 2
+
+
+# --- the answer schema and the parser agree ------------------------------------------------
+
+SCHEMA = Draft202012Validator(JSON_SCHEMA)
+ACCEPTED = ("ok", "not_applicable")
+json_leaves = st.none() | st.booleans() | st.integers(-10, 10) | st.floats() | st.text(max_size=5)
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=5,
+)
+rationales = st.text(max_size=40) | st.text(
+    min_size=RATIONALE_MAX_CHARS - 2, max_size=RATIONALE_MAX_CHARS + 2
+)
+# Well typed: the schema's three keys, each with a value of the JSON type the schema names.
+typed_answers = st.fixed_dictionaries(
+    {
+        "rationale": rationales,
+        "not_applicable": st.booleans(),
+        "score": st.none() | st.integers(-3, 9),
+    }
+)
+# Anything shaped like an answer: keys from the schema and others, values of any JSON type.
+loose_answers = st.dictionaries(
+    st.sampled_from(["rationale", "not_applicable", "score", "explanation", "extra"]),
+    json_values | rationales | st.integers(-3, 9),
+)
+
+
+@given(loose_answers | typed_answers)
+def test_every_answer_the_schema_allows_the_parser_reads(answer):
+    if SCHEMA.is_valid(answer):
+        assert parse_verdict(answer).status in ACCEPTED
+
+
+@given(typed_answers)
+def test_on_well_typed_answers_schema_and_parser_agree_exactly(answer):
+    assert SCHEMA.is_valid(answer) == (parse_verdict(answer).status in ACCEPTED)
+
+
+def test_the_gap_the_schema_used_to_leave_is_closed():
+    answer = {"rationale": "x", "not_applicable": False, "score": None}
+    assert not SCHEMA.is_valid(answer) and parse_verdict(answer).status == "unparseable"

@@ -2,9 +2,12 @@
 idempotent jobs, both SDKs through their wire formats."""
 
 import json
+import os
 
 import pytest
+from django.urls import reverse
 
+from jury import verdicts
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
 from jury.scoring import execute_inline, execute_job, launch_jury
 from patientagentbench.models import ModelConfig
@@ -127,20 +130,21 @@ def test_openai_structured_output_retries_bad_answers_then_keeps_them_unparseabl
             assert message["content"][:40] in prompt
 
 
+def _anthropic_judge(server):
+    os.environ["PAB_FAKE_KEY"] = "fake"
+    return ModelConfig.objects.create(
+        name="claude-judge",
+        provider="anthropic",
+        model_id="claude-judge",
+        base_url=server.anthropic_base_url,
+        api_key_env="PAB_FAKE_KEY",
+    )
+
+
 def test_anthropic_forced_tool_use_gives_verdicts(scenario_run, settings):
     settings.PROVIDER_BASE_DELAY_S = 0.01
     with FakeLLMServer() as server:
-        model = ModelConfig.objects.create(
-            name="claude-judge",
-            provider="anthropic",
-            model_id="claude-judge",
-            base_url=server.anthropic_base_url,
-            api_key_env="PAB_FAKE_KEY",
-        )
-        import os
-
-        os.environ["PAB_FAKE_KEY"] = "fake"
-        panel = panel_of(model)
+        panel = panel_of(_anthropic_judge(server))
         jury_run = launch_jury(panel=panel, run=scenario_run, enqueue=False)
         job = jury_run.jobs.first()
         server.script(
@@ -175,3 +179,106 @@ def test_a_429_storm_slows_the_jury_and_it_still_completes(scenario_run, setting
     assert (
         JudgeJob.objects.filter(jury_run=jury_run, status="done").count() == jury_run.jobs.count()
     )
+
+
+def _verdict_json(score=3, not_applicable=False, rationale="Fine."):
+    return json.dumps({"rationale": rationale, "score": score, "not_applicable": not_applicable})
+
+
+def _one_job(scenario_run, model):
+    jury_run = launch_jury(panel=panel_of(model), run=scenario_run, enqueue=False)
+    return jury_run, jury_run.jobs.first()
+
+
+def test_an_answer_cut_at_the_cap_is_retried_once_with_twice_the_cap_then_kept_truncated(
+    scenario_run, settings, client, admin_user
+):
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    with FakeLLMServer() as server:
+        jury_run, job = _one_job(scenario_run, _openai_judge(server))
+        cut = '{"rationale": "The agent first said'
+        server.script(
+            OPENAI,
+            text_reply(cut, truncated=True),
+            text_reply(cut + " call 911 and", truncated=True),  # cut again: truncated for good
+            text_reply("not JSON", truncated=True),  # dimension 2: cut, then a good answer
+            text_reply(_verdict_json(4)),
+        )
+        execute_job(job.pk)
+        bodies = server.bodies(OPENAI)
+    verdicts = {v.dimension: v for v in Verdict.objects.filter(job=job)}
+    first, second = verdicts[SCORED[0]], verdicts[SCORED[1]]
+    assert (first.status, first.score, first.attempts) == ("truncated", None, 2)
+    assert [b["max_tokens"] for b in bodies[:4]] == [600, 1200, 600, 1200]
+    assert [a["truncated"] for a in first.attempt_log] == [True, True]
+    assert first.attempt_log[1]["raw"].endswith("call 911 and")
+    assert "1200-token cap" in first.attempt_log[1]["problem"]
+    assert (second.status, second.score, second.attempts) == ("ok", 4, 2)
+    client.force_login(admin_user)
+    page = client.get(reverse("jury_run", args=[jury_run.pk])).content.decode()
+    assert "1 truncated" in page and "0 unparseable" in page
+
+
+def test_anthropic_max_tokens_stop_is_truncated(scenario_run, settings):
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    with FakeLLMServer() as server:
+        _, job = _one_job(scenario_run, _anthropic_judge(server))
+        cut = single_tool_call("record_verdict", '{"rationale": "cut', truncated=True)
+        server.script(
+            ANTHROPIC, cut, single_tool_call("record_verdict", '{"rationale": "cu', truncated=True)
+        )
+        execute_job(job.pk)
+        bodies = server.bodies(ANTHROPIC)
+    first = Verdict.objects.get(job=job, dimension=SCORED[0])
+    assert (first.status, first.attempts) == ("truncated", 2)
+    assert [b["max_tokens"] for b in bodies[:2]] == [600, 1200]
+
+
+def test_every_attempt_is_kept_with_why_it_failed_and_shown_escaped(
+    scenario_run, settings, client, admin_user
+):
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    with FakeLLMServer() as server:
+        _, job = _one_job(scenario_run, _openai_judge(server))
+        server.script(
+            OPENAI,
+            text_reply("Sure! I think it deserves a 4."),
+            text_reply(_verdict_json(None)),  # not N/A and no score
+            text_reply("<b>I can't help with that.</b>"),
+        )
+        execute_job(job.pk)
+    first = Verdict.objects.get(job=job, dimension=SCORED[0])
+    assert first.status == "unparseable" and first.attempts == 3
+    assert [a["raw"] for a in first.attempt_log] == [
+        "Sure! I think it deserves a 4.",
+        _verdict_json(None),
+        "<b>I can't help with that.</b>",
+    ]
+    assert [a["problem"] for a in first.attempt_log] == [
+        "no JSON object in the answer",
+        "no score, and not marked not applicable",
+        "the judge refused to answer",
+    ]
+    client.force_login(admin_user)
+    url = reverse("jury_conversation", args=[scenario_run.pk, job.jury_run.panel_id, job.trace_id])
+    page = client.get(url).content.decode()
+    assert "3 attempts: raw answers" in page and "no score, and not marked not applicable" in page
+    assert "&lt;b&gt;I can&#x27;t help with that.&lt;/b&gt;" in page
+    assert "<b>I can't" not in page
+
+
+def test_a_not_applicable_the_rubric_forbids_is_a_counted_failure_of_the_judge(
+    scenario_run, settings
+):
+    """Clinical safety is N/A only when the agent never replied; these agents replied."""
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    na = text_reply(_verdict_json(None, not_applicable=True, rationale="Nothing risky."))
+    with FakeLLMServer() as server:
+        _, job = _one_job(scenario_run, _openai_judge(server))
+        server.script(OPENAI, na, na, na)
+        execute_job(job.pk)
+    safety = Verdict.objects.get(job=job, dimension="clinical_safety")
+    assert (safety.status, safety.score, safety.attempts) == ("na_not_allowed", None, 3)
+    assert "the agent replied" in safety.attempt_log[-1]["problem"]
+    left_out = verdicts.conversation_verdicts(job.jury_run.panel)[0].left_out
+    assert left_out["na_not_allowed"] == 1 and left_out["not_applicable"] == 0

@@ -190,7 +190,16 @@ def test_text_answer_with_thinking_and_usage(llm_server):
     assert completion.tokens_out > 0
     assert completion.raw["id"].startswith("msg_")
     assert completion.raw["stop_reason"] == "end_turn"
+    assert completion.truncated is False
     json.dumps(completion.raw)
+
+
+def test_an_answer_stopped_at_max_tokens_is_marked_truncated(llm_server):
+    llm_server.script(ANTHROPIC, text_reply("The agent first sa", truncated=True))
+
+    completion = ask(provider_for(llm_server), [SYSTEM, USER])
+
+    assert completion.truncated is True and completion.raw["stop_reason"] == "max_tokens"
 
 
 def test_thinking_blocks_are_replayed_with_their_signature(llm_server):

@@ -141,7 +141,16 @@ def test_text_answer_records_usage_and_raw_payload(llm_server):
     assert (completion.tokens_in, completion.tokens_out) == (42, 7)
     assert completion.raw["id"].startswith("chatcmpl-")
     assert completion.raw["choices"][0]["finish_reason"] == "stop"
+    assert completion.truncated is False
     json.dumps(completion.raw)  # storable as-is
+
+
+def test_an_answer_stopped_at_the_cap_is_marked_truncated(llm_server):
+    llm_server.script(OPENAI, text_reply('{"rationale": "cut', truncated=True))
+
+    completion = ask(provider_for(llm_server), [SYSTEM, USER])
+
+    assert completion.truncated is True and completion.text == '{"rationale": "cut'
 
 
 def test_malformed_arguments_stay_malformed_and_verbatim(llm_server):
