@@ -40,11 +40,11 @@ def score_rows(study: Study, all_versions: bool = False) -> Iterator[dict]:
     rubric = cached_rubric(study.rubric_name, study.rubric_version)
     order = {d.key: i for i, d in enumerate(rubric.dimensions)}
     track = {d.key: d.track for d in rubric.dimensions}
-    submissions = Submission.objects.filter(assignment__item__study=study).exclude(
-        assignment__status=Assignment.Status.WITHDRAWN
-    )
-    if not all_versions:
-        submissions = submissions.filter(is_current=True)
+    if all_versions:
+        submissions = Submission.objects.filter(assignment__in=Assignment.objects.live())
+    else:
+        submissions = Submission.objects.current()
+    submissions = submissions.filter(assignment__item__study=study)
     for row in submissions.values(
         "assignment__item_id",
         "assignment__item__trace_id",

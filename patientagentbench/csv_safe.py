@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -42,13 +42,19 @@ def read_cell(text: str) -> str:
 
 
 class SafeWriter:
-    """`csv.writer` whose rows go through `safe_cell`."""
+    """`csv.writer` whose rows go through `safe_cell`. The stdlib leaves a lone CR unquoted
+    when lines end in LF, which splits the row on reading, so a row with a CR in a text cell
+    is written with its text quoted."""
 
     def __init__(self, out: TextIO, **kwargs: Any) -> None:
-        self._writer = csv.writer(out, **kwargs)
+        self._plain = csv.writer(out, **kwargs)
+        self._quoted = csv.writer(out, **{**kwargs, "quoting": csv.QUOTE_NONNUMERIC})
 
     def writerow(self, row: Iterable[Any]) -> Any:
-        return self._writer.writerow([safe_cell(value) for value in row])
+        cells = [safe_cell(value) for value in row]
+        if any(isinstance(cell, str) and "\r" in cell for cell in cells):
+            return self._quoted.writerow(["" if c is None else c for c in cells])
+        return self._plain.writerow(cells)
 
     def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
         for row in rows:
@@ -58,12 +64,10 @@ class SafeWriter:
 class SafeDictWriter(csv.DictWriter):
     """`csv.DictWriter` whose values go through `safe_cell` (the header is ours, not imported)."""
 
-    def writerow(self, rowdict: Mapping[str, Any]) -> Any:
-        return super().writerow({key: safe_cell(value) for key, value in rowdict.items()})
-
-    def writerows(self, rowdicts: Iterable[Mapping[str, Any]]) -> None:
-        for row in rowdicts:
-            self.writerow(row)
+    def __init__(self, out: TextIO, fieldnames: Any, **kwargs: Any) -> None:
+        dict_options = {k: kwargs.pop(k) for k in ("restval", "extrasaction") if k in kwargs}
+        super().__init__(out, fieldnames, **dict_options, **kwargs)
+        self.writer = SafeWriter(out, **kwargs)
 
 
 def writer(out: TextIO, **kwargs: Any) -> SafeWriter:
