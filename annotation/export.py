@@ -10,11 +10,11 @@ log is never loaded for an export.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from typing import TextIO
 
 from annotation.models import Assignment, Study, Submission
+from patientagentbench import csv_safe
 from ratings.rubric import cached_rubric
 
 COLUMNS = (
@@ -40,11 +40,11 @@ def score_rows(study: Study, all_versions: bool = False) -> Iterator[dict]:
     rubric = cached_rubric(study.rubric_name, study.rubric_version)
     order = {d.key: i for i, d in enumerate(rubric.dimensions)}
     track = {d.key: d.track for d in rubric.dimensions}
-    submissions = Submission.objects.filter(assignment__item__study=study).exclude(
-        assignment__status=Assignment.Status.WITHDRAWN
-    )
-    if not all_versions:
-        submissions = submissions.filter(is_current=True)
+    if all_versions:
+        submissions = Submission.objects.filter(assignment__in=Assignment.objects.live())
+    else:
+        submissions = Submission.objects.current()
+    submissions = submissions.filter(assignment__item__study=study)
     for row in submissions.values(
         "assignment__item_id",
         "assignment__item__trace_id",
@@ -79,7 +79,7 @@ def score_rows(study: Study, all_versions: bool = False) -> Iterator[dict]:
 
 def write_csv(study: Study, out: TextIO, all_versions: bool = False) -> int:
     """Write the header and every row; returns the number of rows (header not counted)."""
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv_safe.SafeDictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     count = 0
     for row in score_rows(study, all_versions):

@@ -17,12 +17,12 @@ Only each panel's current versions are written, as the pages show them.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from jury.models import Panel
 from jury.verdicts import conversation_verdicts, panel_status
+from patientagentbench import csv_safe
 
 COLUMNS = (
     "conversation",
@@ -79,7 +79,7 @@ def write_scores(path: Path, fmt: str, rows: Iterable[dict]) -> int:
 def write_csv(path: Path, rows: Iterable[dict]) -> int:
     count = 0
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer = csv_safe.SafeDictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:
             writer.writerow({k: "" if row[k] is None else row[k] for k in COLUMNS})

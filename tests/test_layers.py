@@ -64,6 +64,7 @@ PIPELINE_FLOORS = (
     (
         "env",
         "cache",
+        "csv_safe",
         "log_filters",
         "roles",
         "extensions",

@@ -5,11 +5,11 @@ cached page data needs no formatting at render time and the CSV matches what is 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 from annotation import agreement
+from patientagentbench import csv_safe
 
 # --- tables as plain data -----------------------------------------------------------------------
 
@@ -112,7 +112,7 @@ def _how(estimate: Mapping[str, Any]) -> str:
 
 def write_table_csv(data: Mapping[str, Any], out: TextIO) -> None:
     """One column per figure; an estimate becomes value, ci_low, ci_high (and n)."""
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_safe.writer(out, lineterminator="\n")
     header = []
     for column in data["columns"]:
         key = column["key"]

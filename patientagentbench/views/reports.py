@@ -9,6 +9,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
 from patientagentbench.analysis import figures as figure_tools
+from patientagentbench.csv_safe import frame_to_csv
 from patientagentbench.models import Run
 from patientagentbench.results import findings
 from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES
@@ -88,7 +89,7 @@ def report_table_csv(request, pk, name):
     table = run_analysis(run, _malformed(request))["tables"].get(name)
     if table is None:
         raise Http404("No such table.")
-    response = HttpResponse(table_frame(table).to_csv(index=False), content_type="text/csv")
+    response = HttpResponse(frame_to_csv(table_frame(table)), content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{file_stem(run, name)}.csv"'
     return response
 

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.analysis import figures as figure_tools
+from patientagentbench.csv_safe import frame_to_csv
 from patientagentbench.models import Run
 from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES
 from patientagentbench.results.study import study_for
@@ -39,7 +40,7 @@ class Command(BaseCommand):
         (out / "tables").mkdir(parents=True, exist_ok=True)
         (out / "figures").mkdir(exist_ok=True)
         for name, frame in study.tables.items():
-            frame.to_csv(out / "tables" / f"{name}.csv", index=False)
+            frame_to_csv(frame, out / "tables" / f"{name}.csv")
         (out / "statistics.json").write_text(json.dumps(study.statistics, indent=1))
         for name, fig in study.figures.items():
             html = figure_tools.figure_document(fig, filename=name)

@@ -1,9 +1,9 @@
-import csv
 import io
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from patientagentbench import csv_safe
 from patientagentbench.analysis.metrics import CELL_METRICS
 from patientagentbench.models import Run
 from patientagentbench.results.cells import compute_cells, run_traces
@@ -62,7 +62,7 @@ class Command(BaseCommand):
 
     def _csv(self, rows):
         buffer = io.StringIO()
-        writer = csv.DictWriter(
+        writer = csv_safe.SafeDictWriter(
             buffer, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n"
         )
         writer.writeheader()
