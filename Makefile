@@ -13,9 +13,9 @@ install: uv
 	uv sync --frozen
 
 demo: install
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py install_suites
-	$(PY) manage.py seed_demo $(if $(PASSWORD),--password $(PASSWORD))
+	@# One Django start for migrate + suites + demo data: a no-op restart is one process
+	@# start, not three (seed_demo installs the suites and skips what is already there).
+	$(PY) manage.py seed_demo --migrate $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
 test: install

@@ -36,9 +36,16 @@ class Command(BaseCommand):
         parser.add_argument("--password", default="", help="Password for every demo user")
         parser.add_argument("--repetitions", type=int, default=3)
         parser.add_argument("--scenario-repetitions", type=int, default=2)
+        parser.add_argument(
+            "--migrate",
+            action="store_true",
+            help="Apply migrations first, in this process (make demo: one Django start, not two)",
+        )
 
     def handle(self, *args, **options):
         password = options["password"] or DEFAULT_PASSWORD
+        if options["migrate"]:
+            call_command("migrate", interactive=False, verbosity=0)
         with transaction.atomic():
             self._users(password)
             models = self._models()
