@@ -15,9 +15,9 @@ install: uv
 # The demo is a local, trusted setting: DEBUG on unless the caller says otherwise.
 demo: export DEBUG ?= true
 demo: install
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py install_suites
-	$(PY) manage.py seed_demo $(if $(PASSWORD),--password $(PASSWORD))
+	@# One Django start for migrate + suites + demo data: a no-op restart is one process
+	@# start, not three (seed_demo installs the suites and skips what is already there).
+	$(PY) manage.py seed_demo --migrate $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
 # pytest-xdist workers: opt-in (`make test PYTEST_WORKERS=2`); tests/integration fails under -n 2 so far.

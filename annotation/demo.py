@@ -26,6 +26,12 @@ DEMO_TRACKS = {
     "clinician2": (Clinician.Track.OPERATIONS, "Practice operations", 7),
     "clinician3": (Clinician.Track.BOTH, "Internal medicine", 21),
 }
+# Made-up people on a reserved domain, so the People page reads like a real team's.
+DEMO_PEOPLE = {
+    "clinician1": ("Dr Ana", "Silva", "ana.silva@example.org"),
+    "clinician2": ("Ben", "Okafor", "ben.okafor@example.org"),
+    "clinician3": ("Dr Mei", "Tanaka", "mei.tanaka@example.org"),
+}
 ROUND_ONE, ROUND_TWO, STUDY = "Calibration round 1", "Calibration round 2", "Demo study"
 SEED = 2026
 
@@ -71,11 +77,18 @@ def _clinicians() -> list[Clinician]:
         user = User.objects.filter(username=username).first()
         if user is None:
             continue
+        _name(user, *DEMO_PEOPLE[username])
         clinician = reviewing.clinician_for(user)
         clinician.track, clinician.specialty, clinician.years_in_practice = track, specialty, years
         clinician.save(update_fields=["track", "specialty", "years_in_practice"])
         found.append(clinician)
     return found
+
+
+def _name(user: User, first: str, last: str, email: str) -> None:
+    if (user.first_name, user.last_name, user.email) != (first, last, email):
+        user.first_name, user.last_name, user.email = first, last, email
+        user.save(update_fields=["first_name", "last_name", "email"])
 
 
 def _demo_conversations() -> list[str]:

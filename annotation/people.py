@@ -8,8 +8,8 @@ password. `PasswordResetForm` itself is not used: it skips users without a usabl
 which is exactly what an invited clinician is, so the link is built from the same token
 generator it uses.
 
-Clinicians are pseudonymous everywhere but the People page: audit rows name the code, never the
-name or email.
+Clinicians are pseudonymous to clinicians, adjudicators and exports: audit rows name the code,
+never the name or email. Researchers' own pages and forms name them with `researcher_label`.
 """
 
 from __future__ import annotations
@@ -46,6 +46,21 @@ class Invitation:
     clinician: Clinician
     link: str
     emailed: bool  # False when the mail server refused; the researcher still has the link
+
+
+def display_name(clinician: Clinician) -> str:
+    """The name a researcher knows them by ("Dr Ana Silva"), or "" when none was given."""
+    return clinician.user.get_full_name().strip()
+
+
+def researcher_label(clinician: Clinician) -> str:
+    """How every researcher form offers a clinician: "Dr Ana Silva (C-C0E8D3) · clinical · 8 open".
+
+    `n_open` comes from the queryset's annotation; without a name the code stands alone.
+    """
+    name = display_name(clinician)
+    who = f"{name} ({clinician.code})" if name else clinician.code
+    return f"{who} · {clinician.track} · {clinician.n_open} open"
 
 
 def people() -> QuerySet[Clinician]:

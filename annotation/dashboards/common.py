@@ -39,7 +39,10 @@ def page_summary(ds: Dataset) -> dict:
         "not_applicable": na,
         "jury": ds.jury.label if ds.jury else "",
         "jury_scores": sum(1 for v in jury.values() if v[0] is not None),
-        "jury_left_out": dict(Counter(v[1] for v in jury.values() if v[0] is None)),
+        # Read as "4 not applicable", not the stored status "not_applicable".
+        "jury_left_out": dict(
+            Counter(v[1].replace("_", " ") for v in jury.values() if v[0] is None)
+        ),
         "resamples": LIVE_RESAMPLES,
         "breakdown_resamples": BREAKDOWN_RESAMPLES,
         "margin": ds.filters.margin,

@@ -12,6 +12,7 @@ from django import forms
 from django.db.models import Count, Q
 
 from annotation.models import Assignment, Clinician, Study
+from annotation.people import researcher_label
 from annotation.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
 from patientagentbench.models import Run, Task, Trace
@@ -46,15 +47,16 @@ class RunChoice(RowChoices):
 
 
 class ClinicianChoice(RowChoices):
-    """Pseudonymous: code, track and current open load; names stay on the People page."""
+    """Name, code, track and current open load, so a researcher knows who is who."""
 
     def label_from_instance(self, clinician):
-        return f"{clinician.code} · {clinician.track} · {clinician.n_open} open"
+        return researcher_label(clinician)
 
 
 def active_clinicians():
     return (
         Clinician.objects.filter(user__is_active=True)
+        .select_related("user")
         .annotate(n_open=Count("assignments", filter=Q(assignments__status=Assignment.Status.OPEN)))
         .order_by("code")
     )

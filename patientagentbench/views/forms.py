@@ -3,12 +3,14 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.core.validators import MinValueValidator
+from django.db.models import Q
 from django.db.models.fields.json import KT
 from django.urls import reverse
 
 from patientagentbench.models import ModelConfig, Run, Suite, Task
 from patientagentbench.providers.redaction import is_env_var_name, looks_like_a_key
 from patientagentbench.runs.limits import LaunchTooLarge, check_launch_size
+from patientagentbench.simulated.agent import PROFILES
 
 
 class ModelConfigForm(forms.ModelForm):
@@ -145,11 +147,18 @@ class RowChoices(forms.ModelMultipleChoiceField):
         return super()._check_values(value)
 
 
+def benchmarkable_models():
+    """Enabled models an agent can run on: a simulated config that is no agent profile (the
+    jury demo's sim-judge-a/b/c) is a judge, not something to benchmark."""
+    not_an_agent = Q(provider=ModelConfig.Provider.SIMULATED) & ~Q(model_id__in=PROFILES)
+    return ModelConfig.objects.enabled().exclude(not_an_agent)
+
+
 class LaunchForm(forms.Form):
     suite = forms.ModelChoiceField(
         queryset=launchable_suites(), empty_label=None, widget=SuiteSelect
     )
-    models = RowChoices(queryset=ModelConfig.objects.enabled(), widget=forms.CheckboxSelectMultiple)
+    models = RowChoices(queryset=benchmarkable_models(), widget=forms.CheckboxSelectMultiple)
     tasks = RowChoices(
         queryset=Task.objects.exclude(suite__kind=Suite.Kind.IMPORTED).select_related("suite"),
         required=False,

@@ -138,6 +138,15 @@ def test_one_judge_alone_can_be_the_jury(scored):
     assert ds.jury.scores[(scored["traces"][0], "triage_quality")][:2] == (None, "not_applicable")
 
 
+def test_the_summary_counts_left_out_jury_scores_in_words(scored):
+    from annotation.dashboards.common import page_summary
+
+    first = scored["panel"].judges.order_by("name").first()  # the one who said N/A
+    alone = dashboards.load(Filters(panel=scored["panel"].pk, judge=first.pk))
+    left_out = page_summary(alone)["jury_left_out"]
+    assert "not applicable" in left_out and not any("_" in status for status in left_out)
+
+
 def test_query_strings_are_read_leniently():
     filters = Filters.from_query({"study": "x", "margin": "7", "attribute": "nonsense"})
     assert (filters.study, filters.margin, filters.attribute) == (None, 1.0, "")

@@ -312,3 +312,25 @@ def test_both_staff_roles_manage_a_clinician_only_account(client, request, actor
     client.post(reverse(name, args=[target.pk]), data)
     target.user.refresh_from_db()
     assert (target.user.first_name, target.user.is_active) == ("Renamed", False)
+
+
+def test_demo_clinicians_have_names_and_emails():
+    from annotation.demo import seed_review_demo
+
+    for username in ("clinician1", "clinician2", "clinician3"):
+        User.objects.create_user(username=username)
+    seed_review_demo()  # no conversations yet: it still sets up the demo people
+    names = {u.get_full_name() for u in User.objects.filter(username__startswith="clinician")}
+    emails = {u.email for u in User.objects.filter(username__startswith="clinician")}
+    assert len(names) == 3 and "" not in names
+    assert len(emails) == 3 and all("@" in e for e in emails)
+
+
+def test_researcher_label_names_the_clinician_when_known():
+    ana = make_clinician("ana")
+    ana.user.first_name, ana.user.last_name = "Dr Ana", "Silva"
+    ana.n_open = 8
+    assert people.researcher_label(ana) == f"Dr Ana Silva ({ana.code}) · clinical · 8 open"
+    plain = make_clinician("plain", "operations")
+    plain.n_open = 0
+    assert people.researcher_label(plain) == f"{plain.code} · operations · 0 open"

@@ -444,3 +444,12 @@ def test_a_launch_over_the_job_limit_is_a_form_error_not_a_500(
     assert response.status_code == 200
     assert "50,000" in response.content.decode() or "50000" in response.content.decode()
     assert not Run.objects.exists()
+
+
+def test_the_launch_form_offers_agents_not_judges(client, admin_user, office_suite, sim_models):
+    from patientagentbench.models import ModelConfig
+
+    ModelConfig.objects.create(name="sim-judge-a", provider="simulated", model_id="sim-judge-a")
+    client.force_login(admin_user)
+    page = client.get(reverse("run_launch")).content.decode()
+    assert sim_models[0].name in page and "sim-judge-a" not in page

@@ -1,4 +1,5 @@
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from annotation.demo import seed_review_demo
@@ -17,9 +18,16 @@ class Command(BaseCommand):
         parser.add_argument("--password", default="", help="Password for every demo user")
         parser.add_argument("--repetitions", type=int, default=3)
         parser.add_argument("--scenario-repetitions", type=int, default=2)
+        parser.add_argument(
+            "--migrate",
+            action="store_true",
+            help="Apply migrations first, in this process (make demo: one Django start, not two)",
+        )
 
     def handle(self, *args, **options):
         password = options["password"] or DEFAULT_PASSWORD
+        if options["migrate"]:
+            call_command("migrate", interactive=False, verbosity=0)
         lines = seed_pipeline_demo(
             password, options["repetitions"], options["scenario_repetitions"]
         )
