@@ -66,7 +66,15 @@ def seed_review_demo(actor=None) -> str:
             clinicians,
             actor,
         )
-        lifecycle.open_study(study, actor)
+        try:
+            lifecycle.open_study(study, actor)
+        except lifecycle.LifecycleError as refused:
+            # Smaller demos (fewer repetitions) can leave a clinician short of the round's
+            # targets; the study then waits as a draft, as it would for a real team.
+            return (
+                f"Review demo: {first.name} (closed), {second.name} (open), {study.name} "
+                f"(draft: {refused})."
+            )
         _score_some(study, per_clinician=3, actor=actor)
     return f"Review demo: {first.name} (closed), {second.name} (open), {study.name} (open)."
 

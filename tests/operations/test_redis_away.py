@@ -78,6 +78,7 @@ def test_queued_jobs_go_out_when_the_broker_is_back(
 def test_the_command_line_says_the_broker_is_away(office_suite, sim_models, tmp_path):
     env = {
         "PATH": "/usr/bin:/bin",
+        "DEBUG": "true",  # a local operator, as make demo runs it
         "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0",
         "PAB_VAR_DIR": str(tmp_path),
