@@ -16,7 +16,8 @@ from patientagentbench.runs.estimates import EST_TOKENS_IN_PER_CALL
 
 
 def is_paid(panel: Panel) -> bool:
-    return any(not judge.model.is_simulated for judge in panel.judges.select_related("model"))
+    # .all(), so a caller's prefetch_related("judges__model") answers without a query.
+    return any(not judge.model.is_simulated for judge in panel.judges.all())
 
 
 def worst_case_cost(panel: Panel, conversations: int, dimensions: int, repeat: int) -> Decimal:
@@ -26,7 +27,7 @@ def worst_case_cost(panel: Panel, conversations: int, dimensions: int, repeat: i
     cost = sum(
         (
             judge.model.cost_of(calls * EST_TOKENS_IN_PER_CALL, calls * JUDGE_MAX_OUTPUT_TOKENS)
-            for judge in panel.judges.select_related("model")
+            for judge in panel.judges.all()
         ),
         Decimal(0),
     )

@@ -181,7 +181,7 @@ def _estimates(conversations: int, dimensions: int, is_admin: bool) -> list[dict
         rows.append(
             {
                 "name": panel.name,
-                "calls": conversations * panel.judges.count() * dimensions,
+                "calls": conversations * len(panel.judges.all()) * dimensions,
                 "paid": paid,
                 "worst_case": spending.worst_case_cost(panel, conversations, dimensions, 1)
                 if paid
