@@ -34,6 +34,8 @@ def test_a_hostile_model_name_is_plain_text_in_every_figure(
     page.goto(f"{live_server.url}/runs/{run_with_a_hostile_name.pk}/report/")
     figures = page.locator(".plotly-graph-div .main-svg")
     expect(figures.first).to_be_visible()
+    # Every figure drawn before anything is read (plotly.js draws them one after another).
+    expect(page.locator(".plotly-graph-div:not(:has(.main-svg))")).to_have_count(0)
     screenshot(page, "figure-hostile-label")
     assert page.locator(".plotly-graph-div a[href*='evil.example']").count() == 0
     drawn = page.locator(".plotly-graph-div").all_text_contents()
