@@ -15,7 +15,7 @@ import pytest
 from patientagentbench.models import Run
 from patientagentbench.runs.execution import progress
 from patientagentbench.runs.launch import launch_run
-from tests.integration.workers import running_claims, wait_until
+from tests.integration.workers import claims_left_by, running_claims, wait_until
 
 REPETITIONS = 2  # 19 tasks × 2: 38 traces of two 0.25 s calls each
 
@@ -51,7 +51,7 @@ def test_a_killed_worker_leaves_no_run_stuck(workers, office_suite, slow_model, 
         run,
     )
     workers.kill(first)  # SIGKILL, pool and all: it acknowledges nothing, tells nobody
-    lost = set(running_claims(run))
+    lost = claims_left_by(run, dead=lambda holder: True)  # no other worker is running yet
     assert lost, "the worker held no trace when it was killed"
 
     workers.start("second", pool=pool, concurrency=4 if pool == "threads" else 2)
@@ -70,7 +70,7 @@ def test_a_killed_prefork_child_is_replaced_and_its_trace_recovered(
     child_pid = int(holder.split("#")[1])
     assert child_pid != worker.pid  # the child claims under its own id
     os.kill(child_pid, signal.SIGKILL)  # a process of the worker this test started
-    lost = {pk for pk, worker in running_claims(run).items() if worker == holder}
+    lost = claims_left_by(run, dead=lambda claimed_by: claimed_by == holder)
     assert trace_id in lost, "the child finished its trace before it was killed"
 
     wait_until(lambda: not Run.objects.get(pk=run.pk).is_active, 120, "the run finishing", run)

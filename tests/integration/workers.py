@@ -129,6 +129,20 @@ def wait_until(condition, timeout: float, what: str, run: Run) -> None:
         time.sleep(0.1)
 
 
+def claims_left_by(run: Run, dead, settle_s: float = 1.0) -> set[int]:
+    """The traces a just-killed holder left claimed. A claim the holder sent just before the
+    SIGKILL can still be in the database's socket and commit a moment after the kill, so the
+    claims are sampled over a short window (well under WORKER_DEAD_AFTER_S, before any
+    recovery could take them back) rather than read once."""
+    left: set[int] = set()
+    deadline = time.monotonic() + settle_s
+    while True:
+        left |= {pk for pk, holder in running_claims(run).items() if dead(holder)}
+        if time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
 def running_claims(run: Run) -> dict[int, str]:
     return dict(
         Trace.objects.filter(run=run, status=Trace.Status.RUNNING).values_list("pk", "worker")
