@@ -31,13 +31,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
 from jury import aggregate
 from jury.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
 from jury.consistency import compare_versions, retest
 from jury.models import Panel, Verdict
+from patientagentbench.cache import memo
 from patientagentbench.models import ModelConfig, Run, Trace
 from ratings.rubric import Rubric, cached_rubric
 from ratings.scale import PASS_THRESHOLD
@@ -387,12 +387,11 @@ class Leaderboard:
 def run_leaderboard(panel: Panel, run: Run | int, seed: int = 0) -> Leaderboard:
     """The leaderboard PatientAgentBench publishes, for a panel's verdicts on one run;
     cached until a verdict is added or changed."""
-    key = _cache_key("leaderboard", panel, run, seed)
-    found = cache.get(key)
-    if found is None:
+
+    def compute() -> Leaderboard:
         conversations = conversation_verdicts(panel, run=run)
         rubric = rubric_of(panel)
-        found = Leaderboard(
+        return Leaderboard(
             rows=aggregate.leaderboard(leaderboard_rows(conversations), rubric.weights, seed),
             dimensions=[
                 (d.key, d.label)
@@ -403,8 +402,9 @@ def run_leaderboard(panel: Panel, run: Run | int, seed: int = 0) -> Leaderboard:
             left_out=left_out_total(conversations),
             attributes=breakdown_attributes(conversations),
         )
-        cache.set(key, found, CACHE_SECONDS)
-    return found
+
+    key, stamp = _cache_key("leaderboard", panel, run, seed)
+    return memo(key, stamp, compute, timeout=CACHE_SECONDS)
 
 
 def breakdown_attributes(conversations: Iterable[ConversationVerdict]) -> list[str]:
@@ -421,23 +421,20 @@ def breakdown_attributes(conversations: Iterable[ConversationVerdict]) -> list[s
 
 def run_breakdown(panel: Panel, run: Run | int, attribute: str, seed: int = 0) -> dict:
     """The leaderboard per value of one case attribute (a list counts under each value)."""
-    key = _cache_key(f"breakdown:{attribute}", panel, run, seed)
-    found = cache.get(key)
-    if found is None:
+
+    def compute() -> dict:
         rows = leaderboard_rows(conversation_verdicts(panel, run=run))
-        found = aggregate.breakdown(
-            rows,
-            attribute,
-            rubric_of(panel).weights,
-            seed,
-            n_resamples=BREAKDOWN_RESAMPLES,
+        return aggregate.breakdown(
+            rows, attribute, rubric_of(panel).weights, seed, n_resamples=BREAKDOWN_RESAMPLES
         )
-        cache.set(key, found, CACHE_SECONDS)
-    return found
+
+    key, stamp = _cache_key(f"breakdown:{attribute}", panel, run, seed)
+    return memo(key, stamp, compute, timeout=CACHE_SECONDS)
 
 
-def _cache_key(kind: str, panel: Panel, run: Run | int, seed: int) -> str:
-    """Changes whenever a verdict of this panel on this run is added or rescored."""
+def _cache_key(kind: str, panel: Panel, run: Run | int, seed: int) -> tuple[str, str]:
+    """The page's key, and a stamp that changes whenever a verdict of this panel on this run
+    is added or rescored."""
     state = verdicts_of(panel, run=run).aggregate(
         n=Count("pk"),
         last=Max("pk"),
@@ -446,8 +443,10 @@ def _cache_key(kind: str, panel: Panel, run: Run | int, seed: int) -> str:
         # Row ids repeat across databases (tests, a fresh demo); creation times do not.
         newest=Max("created_at"),
     )
-    text = f"{kind}:{panel.pk}:{getattr(run, 'pk', run)}:{seed}:{panel.aggregation}:{state}"
-    return "jury:" + hashlib.sha256(text.encode()).hexdigest()
+    key = f"jury:{kind}:{panel.pk}:{getattr(run, 'pk', run)}:{seed}:{panel.aggregation}"
+    return hashlib.sha256(key.encode()).hexdigest(), hashlib.sha256(
+        repr(state).encode()
+    ).hexdigest()
 
 
 def _ok_count():

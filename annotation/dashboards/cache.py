@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
 from annotation.models import AuditEvent, Submission
 from jury.models import Verdict
+from patientagentbench.cache import memo
 from patientagentbench.models import CellMetrics
 
 DATA_VERSION = 7  # part of every cache key: raise it when the shape of the cached data changes
@@ -62,18 +62,11 @@ def cached(base: str, current: str, compute: Callable[[], dict]) -> dict:
     """The data for this stamp; else computed once. While one request computes, other polls
     for the same page and filters get the previous numbers (their stamp says so, so their
     next poll asks again) instead of computing the same thing alongside it."""
-    data = cache.get(f"{base}:{current}")
-    if data is not None:
-        return data
-    lock = f"{base}:computing"
-    if not cache.add(lock, current, COMPUTE_LOCK_SECONDS):
-        previous = cache.get(cache.get(f"{base}:latest") or "")
-        if previous is not None:
-            return previous
-    try:
-        data = compute() | {"stamp": current, "computed_at": timezone.now().isoformat()}
-        cache.set(f"{base}:{current}", data, CACHE_SECONDS)
-        cache.set(f"{base}:latest", f"{base}:{current}", CACHE_SECONDS)
-    finally:
-        cache.delete(lock)
-    return data
+    return memo(
+        base,
+        current,
+        lambda: compute() | {"stamp": current, "computed_at": timezone.now().isoformat()},
+        timeout=CACHE_SECONDS,
+        lock_s=COMPUTE_LOCK_SECONDS,
+        previous_while_computing=True,
+    )

@@ -12,12 +12,11 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from django.core.cache import cache
-
 from annotation import agreement
 from annotation.agreement import Rating
 from annotation.dashboards.cache import CACHE_SECONDS, DATA_VERSION
 from annotation.dashboards.loading import Dataset
+from patientagentbench.cache import memo
 
 LIVE_RESAMPLES = 500
 BREAKDOWN_RESAMPLES = 200
@@ -60,15 +59,15 @@ def agree(
     bundle often ask for the very same ratings. `verdict_resamples=0`: no envelope intervals
     (pages that show no verdict need not pay for one)."""
     text = repr((sorted(ratings, key=_rating_key), margin, resamples, verdict_resamples))
-    key = f"dashboards:v{DATA_VERSION}:agree:" + hashlib.sha256(text.encode()).hexdigest()
-    found = cache.get(key)
-    if found is None:
+    content = hashlib.sha256(text.encode()).hexdigest()
+
+    def compute() -> dict:
         result = agreement.agreement(
             ratings, margin=margin, n_resamples=resamples, verdict_resamples=verdict_resamples
         )
-        found = {d: r.as_dict() for d, r in result.items()}
-        cache.set(key, found, CACHE_SECONDS)
-    return found
+        return {d: r.as_dict() for d, r in result.items()}
+
+    return memo(f"dashboards:v{DATA_VERSION}:agree", content, compute, timeout=CACHE_SECONDS)
 
 
 def _rating_key(rating: Rating) -> tuple:

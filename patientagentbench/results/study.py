@@ -11,13 +11,13 @@ from __future__ import annotations
 from functools import cached_property
 
 import pandas as pd
-from django.core.cache import cache
 from django.db.models import Count, Max
 from django.utils.text import slugify
 
 from patientagentbench.analysis import figures, statistics
 from patientagentbench.analysis.correctness import PASS_RULES
 from patientagentbench.analysis.study import cell_record, cells_frame
+from patientagentbench.cache import memo
 from patientagentbench.models import Run
 from patientagentbench.results.cells import cells_of, run_traces
 from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES, trace_data
@@ -122,12 +122,12 @@ def analysis_settings(traces, malformed: str) -> dict:
 
 def run_analysis(run: Run, malformed: str = DEFAULT_MALFORMED) -> dict:
     """The run's analysis as plain data; computed only when the run's traces have changed."""
-    key = analysis_key(run, malformed)
-    analysis = cache.get(key)
-    if analysis is None:
-        analysis = analysis_data(run, study_for(run, malformed))
-        cache.set(key, analysis, timeout=ANALYSIS_TTL_S)
-    return analysis
+    return memo(
+        f"analysis:{run.pk}:{malformed}",
+        analysis_key(run, malformed),
+        lambda: analysis_data(run, study_for(run, malformed)),
+        timeout=ANALYSIS_TTL_S,
+    )
 
 
 def warm_run_analysis(run_id: int) -> None:
