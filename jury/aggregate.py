@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,50 @@ def panel_score(
         passed = score >= threshold
     agree = sum(p == passed for p in passes) / len(scores)
     return PanelScore(float(score), passed, max(scores) - min(scores), agree, len(scores), excluded)
+
+
+# --- repetitions of a panel verdict: combined once, for every page ----------------------------
+
+
+@dataclass(frozen=True)
+class RepeatedScore:
+    """A panel's verdict on one conversation and dimension over the judge's repetitions."""
+
+    score: float | None  # mean of the repetitions that have a score
+    passed: bool | None  # a majority of the repetitions pass (a tie fails)
+    status: str  # OK, or why no repetition has a score
+
+
+def repetition_mean(scores: Sequence[float]) -> float | None:
+    return statistics.fmean(scores) if scores else None
+
+
+def repetition_majority(passes: Sequence[bool]) -> bool | None:
+    return sum(passes) * 2 > len(passes) if passes else None
+
+
+def combine_repetitions(panels: Iterable[PanelScore]) -> RepeatedScore:
+    """The one way repetitions combine: the leaderboard, version comparisons and the
+    agreement dashboards all read a conversation's panel verdict through this."""
+    panels = list(panels)
+    numbers = [p.score for p in panels if p.score is not None]
+    passes = [p.passed for p in panels if p.passed is not None]
+    excluded: Counter[str] = Counter()
+    for panel in panels:
+        excluded.update(panel.n_excluded)
+    return RepeatedScore(
+        score=repetition_mean(numbers),
+        passed=repetition_majority(passes),
+        status=OK if numbers else no_score_status(excluded),
+    )
+
+
+def no_score_status(excluded: Mapping[str, int]) -> str:
+    """A verdict without a usable judge: not applicable only when every judge said so;
+    otherwise the worst failure (a provider error first, then a forbidden N/A, a cut answer,
+    an unparseable one)."""
+    worst_first = ("error", "na_not_allowed", "truncated", "unparseable")
+    return next((status for status in worst_first if excluded.get(status)), "not_applicable")
 
 
 def usable_scores(judge_results: Iterable[Any]) -> tuple[list[int], dict[str, int]]:
@@ -225,7 +269,7 @@ def _model_row(model, rows, weights, seed, n_resamples, level) -> ModelRow:
     cells = _per_conversation(rows)  # conversation -> dimension -> (scores, passes)
     dimensions = sorted({d for per_dim in cells.values() for d in per_dim}, key=_order(weights))
     aggregates = [
-        weighted_aggregate({d: _mean(s) for d, (s, _) in per_dim.items()}, weights)
+        weighted_aggregate({d: repetition_mean(s) for d, (s, _) in per_dim.items()}, weights)
         for per_dim in cells.values()
     ]
     return ModelRow(
@@ -249,9 +293,8 @@ def _per_conversation(rows) -> dict[str, dict[str, tuple[list[float], list[bool]
 
 def _dimension_cell(cells, dimension: str, seed, n_resamples, level) -> DimensionCell:
     present = [per_dim[dimension] for per_dim in cells.values() if dimension in per_dim]
-    means = [_mean(scores) for scores, _ in present]
-    # With repetitions, a conversation passes when most of its verdicts pass.
-    verdicts = [sum(p) * 2 > len(p) for _, p in present if p]
+    means = [repetition_mean(scores) for scores, _ in present]
+    verdicts = [repetition_majority(p) for _, p in present if p]
     passed = sum(verdicts)
     low, high = wilson(passed, len(verdicts), level)
     return DimensionCell(
@@ -286,10 +329,6 @@ def _mean_ci(values: list[float | None], seed, n_resamples, level) -> MeanCI:
         n=len(present),
         n_missing=missing,
     )
-
-
-def _mean(values: list[float]) -> float | None:
-    return statistics.fmean(values) if values else None
 
 
 def _order(weights: Mapping[str, float]):

@@ -8,7 +8,7 @@ the mean of its judges), `status` (`ok`,
 `rubric_version`, `repetition`.
 
 A panel verdict without a usable judge has no score; its status is `not_applicable` when
-every judge said so, else the worse failure (`verdicts.panel_status`).
+every judge said so, else the worse failure (`aggregate.no_score_status`).
 
 Clinicians' scores (`rater_kind` `clinician`) are added by the review app's `export_scores`
 command, which may read both; the jury never imports the review app (DESIGN §2).
@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from jury.aggregate import no_score_status
 from jury.models import Panel
-from jury.verdicts import conversation_verdicts, panel_status
+from jury.verdicts import conversation_verdicts
 from patientagentbench import csv_safe
 
 COLUMNS = (
@@ -64,7 +65,7 @@ def _jury_row(panel: Panel, conversation, verdict) -> dict:
         "rater": panel.name,
         "dimension": verdict.dimension,
         "score": None if score is None else round(score, 4),
-        "status": "ok" if score is not None else panel_status(verdict.panel.n_excluded),
+        "status": "ok" if score is not None else no_score_status(verdict.panel.n_excluded),
         "rubric_version": verdict.answers[0].rubric_version if verdict.answers else "",
         "repetition": conversation.repetition,
     }

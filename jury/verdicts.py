@@ -509,27 +509,15 @@ def panel_records(source: Source, **filters: Any) -> list[dict]:
 
 
 def _panel_record(trace_id: int, dimension: str, scores: list[PanelScore]) -> dict:
-    numbers = [s.score for s in scores if s.score is not None]
-    passes = [s.passed for s in scores if s.passed is not None]
-    excluded: Counter[str] = Counter()
-    for score in scores:
-        excluded.update(score.n_excluded)
+    combined = aggregate.combine_repetitions(scores)
     return {
         "conversation": trace_id,
         "dimension": dimension,
         "judge": "",
-        "status": aggregate.OK if numbers else panel_status(excluded),
-        "score": sum(numbers) / len(numbers) if numbers else None,
-        "passed": sum(passes) * 2 > len(passes) if passes else None,
+        "status": combined.status,
+        "score": combined.score,
+        "passed": combined.passed,
     }
-
-
-def panel_status(excluded: Mapping[str, int]) -> str:
-    """A panel verdict without a usable judge: not applicable only when every judge said
-    so; otherwise the worst failure (a provider error first, then a forbidden N/A, a cut
-    answer, an unparseable one)."""
-    worst_first = ("error", "na_not_allowed", "truncated", "unparseable")
-    return next((status for status in worst_first if excluded.get(status)), "not_applicable")
 
 
 def version_comparison(before: Source, after: Source, **filters: Any):

@@ -9,8 +9,7 @@ and counted.
 
 from __future__ import annotations
 
-import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -24,7 +23,7 @@ from annotation.dashboards.filters import Filters
 from annotation.models import Study, Submission
 from jury import aggregate
 from jury.models import Judge, Panel, Verdict
-from jury.verdicts import case_attributes, panel_status, verdicts_of
+from jury.verdicts import case_attributes, verdicts_of
 from patientagentbench.models import Run, Task, Trace
 from ratings.rubric import REALISM, Rubric, cached_rubric
 
@@ -271,8 +270,8 @@ def _panel(chosen: int | None, traces: Sequence[int]) -> Panel | None:
 
 def jury_scores(panel: Panel, traces: Sequence[int], judge: Judge | None = None) -> Jury:
     """The panel's verdict per conversation and dimension (or one judge's), repetitions
-    averaged as `jury.verdicts.panel_records` averages them: (the mean rounded half up, for
-    display, the status, the mean itself, which the figures use)."""
+    combined by `jury.aggregate.combine_repetitions` as every jury page combines them: (the
+    mean rounded half up, for display, the status, the mean itself, which the figures use)."""
     verdicts = verdicts_of(panel).filter(trace_id__in=list(traces)).order_by()
     if judge is not None:
         verdicts = verdicts.filter(judge=judge)
@@ -284,19 +283,12 @@ def jury_scores(panel: Panel, traces: Sequence[int], judge: Judge | None = None)
     threshold = cached_rubric(panel.rubric_name, panel.rubric_version).pass_threshold
     scores = {}
     for key, repetitions in grouped.items():
-        panels = [
+        combined = aggregate.combine_repetitions(
             aggregate.panel_score(answers, panel.aggregation, threshold)
             for answers in repetitions.values()
-        ]
-        numbers = [p.score for p in panels if p.score is not None]
-        if numbers:
-            mean = statistics.fmean(numbers)
-            scores[key] = (half_up(mean), agreement.OK, mean)
-        else:
-            excluded: Counter[str] = Counter()
-            for p in panels:
-                excluded.update(p.n_excluded)
-            scores[key] = (None, panel_status(excluded), None)
+        )
+        mean = combined.score
+        scores[key] = (None if mean is None else half_up(mean), combined.status, mean)
     label = f"{judge.name} alone (panel {panel.name})" if judge else f"panel {panel.name}"
     return Jury(label, scores)
 
