@@ -19,6 +19,8 @@ from patientagentbench.env import env_bool, env_int, env_list, env_str
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PAB_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+# The largest transcript file the web import accepts (the command line has no cap).
+IMPORT_MAX_MB = env_int("PAB_IMPORT_MAX_MB", 100)
 
 # Off unless asked for: DEBUG's technical pages list every URL and setting to anyone.
 # `make demo` and the tests turn it on.

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from patientagentbench.views import case_sets, home, models, reports, runs
+from patientagentbench.views import case_sets, home, imports, models, reports, runs
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -13,6 +13,8 @@ urlpatterns = [
     path("runs/", runs.run_list, name="run_list"),
     path("runs/new/", runs.run_launch, name="run_launch"),
     path("runs/new/preview/", runs.run_preview, name="run_preview"),
+    path("runs/import/", imports.import_upload, name="import_upload"),
+    path("runs/import/confirm/", imports.import_confirm, name="import_confirm"),
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("runs/<int:pk>/cancel/", runs.run_cancel, name="run_cancel"),
     path("runs/<int:pk>/resume/", runs.run_resume, name="run_resume"),

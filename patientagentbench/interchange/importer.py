@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -53,7 +53,24 @@ from patientagentbench.providers.types import Message, ToolCall
 from patientagentbench.results.cells import recompute_run_metrics
 from patientagentbench.results.scoring import score_trace
 
-__all__ = ["JSONL_FORMAT", "AlreadyImported", "ImportFormatError", "import_traces", "read_file"]
+__all__ = [
+    "FORMAT_NAMES",
+    "JSONL_FORMAT",
+    "AlreadyImported",
+    "ImportFormatError",
+    "import_bytes",
+    "import_traces",
+    "preview_import",
+    "read_file",
+]
+
+# What `parse_bytes` recognised, in a person's words.
+FORMAT_NAMES = {
+    "release": "the seed paper's release JSON",
+    "patientagentbench": "PatientAgentBench conversations (LangChain message dumps)",
+    "jsonl": "PatientAgentBench trace JSONL (export_traces)",
+    "inspect": "an Inspect AI log",
+}
 
 
 class ImportFormatError(FormatError):
@@ -111,6 +128,13 @@ class ImportSummary:
     cells: int
     errors: int
     new_tasks: int
+    kind: str = ""  # FORMAT_NAMES key
+    models: list[str] = field(default_factory=list)
+    tasks: int = 0
+    new_suite: bool = False
+    scored: int = 0  # traces with a verdict (outcome checks or the file's own)
+    sha256: str = ""
+    preview: bool = False  # computed and rolled back: nothing was written
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -299,22 +323,39 @@ def _messages_from_calls(prompt: str, calls: list[dict], final: str) -> list[dic
 def import_traces(path: Path, *, again: bool = False) -> ImportSummary:
     """Import a file as one finished run, or raise `ImportFormatError` having written nothing.
     The same bytes imported before raise `AlreadyImported` unless `again`."""
-    raw = path.read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    _kind, records = parse_bytes(raw)
+    return import_bytes(path.read_bytes(), path.name, again=again)
+
+
+def preview_import(raw: bytes, name: str, *, again: bool = False) -> ImportSummary:
+    """What `import_bytes` would create, computed by the import itself and rolled back, so a
+    preview can never promise what the import then does differently."""
+    try:
+        with transaction.atomic():
+            summary = import_bytes(raw, name, again=again)
+            raise _RolledBack(summary)
+    except _RolledBack as rolled_back:
+        return replace(rolled_back.summary, preview=True)
+
+
+def import_bytes(raw: bytes, name: str, *, again: bool = False, created_by=None) -> ImportSummary:
+    """Import a file's bytes (`name` labels the run and names an imported suite)."""
+    digest = sha256_of(raw)
+    kind, records = parse_bytes(raw)
     with transaction.atomic():
         if not again:
             _refuse_second_import(digest)
-        suite, tasks, new_tasks = _resolve_tasks(records, path)
+        suite_count = Suite.objects.count()
+        suite, tasks, new_tasks = _resolve_tasks(records, Path(name))
         temperatures = sorted({r.temperature for r in records if r.temperature is not None})
         run = Run.objects.create(
             suite=suite,
             source=Run.Source.IMPORTED,
-            label=path.name[:RUN_LABEL_MAX],
+            label=name[:RUN_LABEL_MAX],
             status=Run.Status.FINISHED,
             repetitions=max(r.repetition for r in records) + 1,
             temperatures=temperatures,
             source_sha256=digest,
+            created_by=created_by,
         )
         traces = [_trace(run, tasks[r.task_id], r, i) for i, r in enumerate(records)]
         for trace, record in zip(traces, records, strict=True):
@@ -324,6 +365,7 @@ def import_traces(path: Path, *, again: bool = False) -> ImportSummary:
                 _score(trace, record)
         Trace.objects.bulk_create(traces)
         cells = recompute_run_metrics(run.pk)
+        new_suite = Suite.objects.count() > suite_count
     return ImportSummary(
         run=run,
         suite=suite,
@@ -331,7 +373,22 @@ def import_traces(path: Path, *, again: bool = False) -> ImportSummary:
         cells=len(cells),
         errors=sum(1 for t in traces if t.status == Trace.Status.ERROR),
         new_tasks=new_tasks,
+        kind=kind,
+        models=sorted({r.model for r in records}),
+        tasks=len(tasks),
+        new_suite=new_suite,
+        scored=sum(1 for t in traces if t.correct is not None),
+        sha256=digest,
     )
+
+
+def sha256_of(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+class _RolledBack(Exception):
+    def __init__(self, summary: ImportSummary):
+        self.summary = summary
 
 
 def _refuse_second_import(digest: str) -> None:
@@ -340,7 +397,7 @@ def _refuse_second_import(digest: str) -> None:
         raise AlreadyImported(
             f"the same file (SHA-256 {digest[:12]}…) is already run {earlier.pk} "
             f"({earlier.label or 'no label'}, imported {earlier.created_at:%Y-%m-%d %H:%M}); "
-            "pass --again to import it a second time"
+            "import it again only if you mean to have it twice (--again)"
         )
 
 
