@@ -76,3 +76,84 @@ def make_log(folder: Path, *, epochs: int = 3, model_name: str = "mockllm/model"
         inspect_model.count_text_tokens = saved
     assert logs[0].status == "success", logs[0].error
     return Path(logs[0].location)
+
+
+PATIENT_LINES = ("Thanks. Can I move my appointment to Friday?", "Great, that's all. Bye.")
+
+
+def make_multiturn_log(folder: Path, *, epochs: int = 2) -> Path:
+    """A conversation with a simulated user, as Inspect evals build one: a solver that lets
+    the agent answer, then asks a second model (the user simulator) for the user's next
+    message, until the user says goodbye."""
+    import inspect_ai.model._model as inspect_model
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessageUser, ModelOutput, get_model
+    from inspect_ai.scorer import includes
+    from inspect_ai.solver import solver, use_tools
+    from inspect_ai.tool import tool
+
+    @tool
+    def move_appointment():
+        async def execute(day: str) -> str:
+            """Move the patient's appointment.
+
+            Args:
+                day: the new day
+            """
+            return f"moved to {day}"
+
+        return execute
+
+    def agent_script():
+        while True:
+            yield ModelOutput.from_content("mockllm/model", "You are booked for Tuesday.")
+            yield ModelOutput.for_tool_call("mockllm/model", "move_appointment", {"day": "Friday"})
+            yield ModelOutput.from_content("mockllm/model", "Done: Friday at 9.")
+            yield ModelOutput.from_content("mockllm/model", "Goodbye.")
+
+    def user_script():
+        while True:
+            for line in PATIENT_LINES:
+                yield ModelOutput.from_content("mockllm/model", line)
+
+    user_simulator = get_model("mockllm/model", custom_outputs=user_script(), memoize=False)
+
+    @solver
+    def talk_with_simulated_user(max_turns: int = 4):
+        async def solve(state, generate):
+            for _ in range(max_turns):
+                state = await generate(state)  # the agent, tool calls included
+                reply = await user_simulator.generate(
+                    [ChatMessageUser(content=state.output.completion)]
+                )
+                state.messages.append(ChatMessageUser(content=reply.completion))
+                if "Bye" in reply.completion:
+                    state = await generate(state)
+                    break
+            return state
+
+        return solve
+
+    task = Task(
+        dataset=[Sample(input="When is my appointment?", target="Friday", id="reschedule")],
+        solver=[use_tools(move_appointment()), talk_with_simulated_user()],
+        scorer=includes(),
+        epochs=epochs,
+        name="reschedule-chat",
+    )
+    saved = inspect_model.count_text_tokens
+    inspect_model.count_text_tokens = lambda text: max(1, len(text.split()))
+    try:
+        logs = inspect_eval(
+            task,
+            model=get_model("mockllm/model", custom_outputs=agent_script(), memoize=False),
+            log_dir=str(folder),
+            display="none",
+            max_samples=1,
+        )
+    finally:
+        inspect_model.count_text_tokens = saved
+    assert logs[0].status == "success", logs[0].error
+    return Path(logs[0].location)

@@ -137,3 +137,37 @@ def test_a_run_exports_to_a_log_inspect_reads_back_the_same(tmp_path, inspect_lo
 def test_export_to_inspect_needs_a_run(tmp_path):
     with pytest.raises(CommandError, match="--run"):
         call_command("export_traces", "--format", "inspect", "--out", str(tmp_path))
+
+
+def test_a_conversation_with_a_simulated_user_maps_onto_its_turns(tmp_path):
+    from inspect_ai.log import read_eval_log
+
+    from patientagentbench.transcripts import transcript_of
+    from tests.interchange.inspect_logs import PATIENT_LINES, make_multiturn_log
+
+    log_path = make_multiturn_log(tmp_path)
+    samples = read_eval_log(str(log_path)).samples
+    summary = import_traces(log_path)
+    assert summary.traces == len(samples) == 2 and summary.run.repetitions == 2
+    for sample in samples:
+        trace = Trace.objects.get(run=summary.run, repetition=sample.epoch - 1)
+        assert [m["role"] for m in trace.messages] == [m.role for m in sample.messages]
+        transcript = transcript_of(trace.messages, user_label="Patient")
+        said = [(t.speaker, t.text) for t in transcript.turns if t.speaker != "system"]
+        users = [text for speaker, text in said if speaker == "user"]
+        assert users == ["When is my appointment?", *PATIENT_LINES]
+        speakers = [speaker for speaker, _ in said]
+        assert speakers[0] == "user" and speakers[-1] == "agent"
+        assert speakers.count("user") == 3 and "Goodbye." in [t for _, t in said]
+        (card,) = transcript.tool_cards
+        assert (card.name, card.result, card.status) == (
+            "move_appointment",
+            "moved to Friday",
+            "ok",
+        )
+        assert trace.final_response == "Goodbye." and trace.correct is False
+
+    out = StringIO()
+    call_command("consistency_report", "--run", str(summary.run.pk), "--format", "json", stdout=out)
+    (cell,) = json.loads(out.getvalue())
+    assert (cell["task_id"], cell["n_valid"]) == ("reschedule", 2)
