@@ -180,7 +180,15 @@ def _plain(value: Any) -> Any:
 def write_inspect_logs(traces: Iterable, folder: Path, task: str) -> list[Path]:
     """One Inspect log per model of `traces` (Trace rows with their task), in `folder`."""
     try:
-        from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSpec, write_eval_log
+        from inspect_ai.log import (
+            EvalConfig,
+            EvalDataset,
+            EvalLog,
+            EvalSpec,
+            EvalStats,
+            write_eval_log,
+        )
+        from inspect_ai.model import ModelUsage
     except ImportError:
         raise InspectFormatError(NEEDS_EXTRA) from None
     by_model: dict[str, list] = {}
@@ -199,6 +207,12 @@ def write_inspect_logs(traces: Iterable, folder: Path, task: str) -> list[Path]:
                 config=EvalConfig(epochs=max(s.epoch for s in samples)),
             ),
             status="success",
+            # Times and usage fill the viewer's duration and token columns.
+            stats=EvalStats(
+                started_at=_iso(min(_started(t) for t in group)),
+                completed_at=_iso(max(_finished(t) for t in group)),
+                model_usage={model: _usage(ModelUsage, group)},
+            ),
             samples=samples,
         )
         path = folder / f"{_file_safe(task)}_{_file_safe(model)}.eval"
@@ -207,15 +221,38 @@ def write_inspect_logs(traces: Iterable, folder: Path, task: str) -> list[Path]:
     return written
 
 
+def _started(trace) -> datetime:
+    return trace.started_at or trace.finished_at or trace.run.created_at
+
+
+def _finished(trace) -> datetime:
+    return trace.finished_at or _started(trace)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _usage(model_usage, traces):
+    tokens_in = sum(t.tokens_in for t in traces)
+    tokens_out = sum(t.tokens_out for t in traces)
+    return model_usage(
+        input_tokens=tokens_in, output_tokens=tokens_out, total_tokens=tokens_in + tokens_out
+    )
+
+
 def _sample(trace):
     from inspect_ai.log import EvalSample
+    from inspect_ai.model import ModelOutput, ModelUsage
     from inspect_ai.scorer import Score
 
     call_ids: dict[str, str] = {}  # our neutral call ids -> the ids the log uses
     messages = [_inspect_message(m, call_ids) for m in trace.messages]
     scores = {}
     if trace.correct is not None:
-        scores["correct"] = Score(value="C" if trace.correct else "I")
+        scores["correct"] = Score(
+            value="C" if trace.correct else "I", answer=trace.final_response or None
+        )
     return EvalSample(
         id=trace.task.task_id,
         epoch=trace.repetition + 1,
@@ -224,6 +261,9 @@ def _sample(trace):
         messages=messages,
         scores=scores or None,
         metadata=dict(trace.task.attributes or {}),
+        output=ModelOutput.from_content(trace.model_name, trace.final_response or ""),
+        model_usage={trace.model_name: _usage(ModelUsage, [trace])},
+        total_time=trace.latency_ms / 1000 if trace.latency_ms else None,
     )
 
 

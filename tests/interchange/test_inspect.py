@@ -132,6 +132,15 @@ def test_a_run_exports_to_a_log_inspect_reads_back_the_same(tmp_path, inspect_lo
         results = lambda s: [m.text for m in s.messages if m.role == "tool"]  # noqa: E731
         assert results(before) == results(after)
         assert (before.scores["includes"].value == "C") == (after.scores["correct"].value == "C")
+        # What the viewer's columns read: the answer, tokens and time.
+        assert after.output.completion == before.output.completion
+        usage = lambda s: [(u.input_tokens, u.output_tokens) for u in s.model_usage.values()]  # noqa: E731
+        assert usage(after) == usage(before)
+        assert after.total_time == pytest.approx(before.total_time, abs=1e-3)
+    assert back.stats.started_at and back.stats.completed_at
+    assert back.stats.model_usage["mockllm/model"].output_tokens == sum(
+        u.output_tokens for s in original.samples for u in s.model_usage.values()
+    )
 
 
 def test_export_to_inspect_needs_a_run(tmp_path):

@@ -32,7 +32,7 @@ class Command(BaseCommand):
         if run_id is None:
             raise CommandError("--format inspect exports one run: give --run ID.")
         run = Run.objects.select_related("suite").get(pk=run_id)
-        traces = run.traces.filter(status__in=Trace.ENDED).select_related("task")
+        traces = run.traces.filter(status__in=Trace.ENDED).select_related("task", "run")
         try:
             paths = write_inspect_logs(traces.order_by("pk"), options["out"], run.suite.name)
         except InspectFormatError as exc:
