@@ -20,7 +20,7 @@ MAX_REPEAT = 10
 class JudgeForm(forms.ModelForm):
     class Meta:
         model = Judge
-        fields = ["name", "model", "prompt_version", "temperature"]
+        fields = ["name", "model", "prompt_version", "temperature", "call_mode"]
         help_texts = {
             "model": "Any model config; simulated ones judge offline and are labelled so.",
             "prompt_version": (
@@ -28,6 +28,11 @@ class JudgeForm(forms.ModelForm):
                 "verdicts of the old version stay, and the consistency page compares the two."
             ),
             "temperature": "0 for the most repeatable verdicts.",
+            "call_mode": (
+                "One call per dimension reads each dimension on its own; one call for all "
+                "sends the conversation once (a slow local model needs this: about six times "
+                "fewer prompt tokens). Verdicts record which way they were asked."
+            ),
         }
 
     def __init__(self, *args, may_use_paid_models: bool = False, **kwargs):
@@ -40,9 +45,31 @@ class JudgeForm(forms.ModelForm):
                 "model"
             ].help_text = "Simulated models only: an admin sets up judges on paid models."
         self.fields["model"].queryset = models
+        # Left out (older scripts, the command without --call-mode): the judge keeps its mode.
+        self.fields["call_mode"].required = False
         if not self.instance.pk:
             self.initial.setdefault("prompt_version", JUDGE_PROMPT_VERSION)
             self.initial.setdefault("temperature", 0.0)
+
+    def clean_call_mode(self) -> str:
+        return self.cleaned_data.get("call_mode") or self.instance.call_mode
+
+    def clean(self):
+        data = super().clean()
+        instance = self.instance
+        if (
+            instance.pk
+            and data.get("call_mode")
+            and data["call_mode"] != instance.call_mode
+            and data.get("prompt_version") == instance.prompt_version
+            and instance.verdicts.filter(prompt_version=instance.prompt_version).exists()
+        ):
+            self.add_error(
+                "call_mode",
+                "This judge has verdicts under this prompt version: change the prompt version "
+                "too, so verdicts asked one way are never mixed with verdicts asked the other.",
+            )
+        return data
 
     def clean_temperature(self) -> float:
         value = self.cleaned_data["temperature"]

@@ -15,7 +15,11 @@ from patientagentbench.models import Job
 
 
 class Judge(models.Model):
-    """A model config plus the prompt version and temperature it judges with."""
+    """A model config plus the prompt version, temperature and call mode it judges with."""
+
+    class CallMode(models.TextChoices):
+        PER_DIMENSION = "per_dimension", "One call per dimension"
+        ONE_CALL = "one_call", "One call for all dimensions"
 
     name = models.CharField(max_length=120, unique=True)
     model = models.ForeignKey(
@@ -23,6 +27,11 @@ class Judge(models.Model):
     )
     prompt_version = models.CharField(max_length=20, default="1")
     temperature = models.FloatField(default=0.0)
+    # One call per dimension reads each dimension alone; one call for all sends the long
+    # conversation once, which a slow local model needs (six calls cost six prompt reads).
+    call_mode = models.CharField(
+        max_length=16, choices=CallMode.choices, default=CallMode.PER_DIMENSION
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -30,6 +39,10 @@ class Judge(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def one_call(self) -> bool:
+        return self.call_mode == self.CallMode.ONE_CALL
 
 
 class Panel(models.Model):
@@ -158,7 +171,11 @@ class Verdict(models.Model):
     # "max_output_tokens"}]; `raw` above is the last one's.
     attempt_log = models.JSONField(default=list, blank=True)
     rubric_version = models.CharField(max_length=20)
-    prompt_version = models.CharField(max_length=20)
+    prompt_version = models.CharField(max_length=20)  # the judge's label, chosen by people
+    # The prompt text this verdict was asked with (jury.prompts.JUDGE_PROMPT_VERSION, with
+    # "-one-call" when every dimension was asked at once); blank on verdicts from before it
+    # was recorded and on imported ones.
+    prompt_text_version = models.CharField(max_length=30, blank=True)
     latency_ms = models.FloatField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 

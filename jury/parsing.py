@@ -87,6 +87,33 @@ def parse_completion(completion: Any, tool_name: str = "record_verdict") -> Pars
     return parse_verdict(call.raw_arguments if call.arguments is None else call.arguments)
 
 
+def parse_all_dimensions(
+    completion: Any, keys: list[str], tool_name: str = "record_verdicts"
+) -> dict[str, ParsedVerdict]:
+    """Read one answer that scores several dimensions (`{key: verdict, ...}`): each key's
+    verdict read as `parse_verdict` reads one, a missing or non-object one unparseable, so
+    one bad dimension never spoils the others."""
+    calls = list(getattr(completion, "tool_calls", None) or ())
+    call = next((c for c in calls if c.name == tool_name), calls[0] if calls else None)
+    if call is not None and call.arguments is not None:
+        found, raw = call.arguments, _raw_of(call.arguments)
+    else:
+        raw = _clip(str(call.raw_arguments if call is not None else completion.text or ""))
+        found = first_json_object(raw)
+    if not isinstance(found, Mapping):
+        whole = parse_verdict(raw)  # says why: empty, a refusal, no JSON object
+        problem = whole.problem or "the answer is not one object keyed by dimension"
+        return {key: _unparseable(raw, problem) for key in keys}
+    verdicts = {}
+    for key in keys:
+        part = found.get(key)
+        if isinstance(part, Mapping):
+            verdicts[key] = _from_object(part, _raw_of(part))
+        else:
+            verdicts[key] = _unparseable(raw, f"no verdict object for dimension {key!r}")
+    return verdicts
+
+
 def first_json_object(text: str) -> dict | None:
     """The first balanced JSON object in `text` (fences and prose around it ignored)."""
     start = text.find("{")

@@ -109,6 +109,63 @@ LABELS = {
 }
 
 
+# --- one call for every dimension (a judge's `call_mode`) ---------------------------------------
+# A small local model pays for the long shared prefix once instead of once per dimension; the
+# price is one answer that can fail for several dimensions at once (`jury.scoring` asks again
+# for those only). Verdicts record which way they were asked (`prompt_text_version`).
+
+ALL_DIMENSIONS_TOOL = "record_verdicts"
+ONE_CALL_SUFFIX = "-one-call"
+
+ALL_CONTRACT = (
+    "Answer with one JSON object and nothing else, with one key per dimension listed under "
+    "The dimensions to score, each holding that dimension's verdict:\n"
+    '{{"<dimension key>": {{"rationale": "<two to five sentences citing turns such as turn-3 '
+    'and tool calls such as t2>", "not_applicable": false, "score": <integer 1 to 5>}}, ...}}\n'
+    "If a dimension does not apply to this conversation (see its When it applies), its verdict "
+    'is {{"rationale": "<why it does not apply>", "not_applicable": true, "score": null}}\n'
+    "Each score is a whole number from 1 to 5. A score of {threshold} or more passes."
+)
+
+
+def all_dimensions_schema(keys: list[str]) -> dict[str, Any]:
+    """One verdict object (JSON_SCHEMA) per dimension key, every key required."""
+    return {
+        "type": "object",
+        "properties": {key: JSON_SCHEMA for key in keys},
+        "required": list(keys),
+        "additionalProperties": False,
+    }
+
+
+def judge_all_messages(
+    rubric: Rubric, dimensions: list[Dimension], case: Mapping[str, Any], transcript: Transcript
+) -> list[Message]:
+    """The system and user messages for one call scoring `dimensions` together: the same
+    profile, scenario and conversation first, then every dimension with its key."""
+    system = "\n\n".join(
+        part
+        for part in (
+            ROLE.replace("You score one dimension", "You score several dimensions"),
+            rubric.description,
+            EVIDENCE,
+            ALL_CONTRACT.format(threshold=rubric.pass_threshold),
+        )
+        if part
+    )
+    body = "\n\n".join(
+        f"### Key `{dimension.key}`: {dimension_text(dimension)}" for dimension in dimensions
+    )
+    sections = [
+        ("Patient profile", profile_text(case)),
+        ("Scenario", scenario_text(case)),
+        ("Conversation", conversation_text(transcript)),
+        ("The dimensions to score", body),
+    ]
+    user = "\n\n".join(f"## {title}\n{text}" for title, text in sections)
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
 def judge_messages(
     rubric: Rubric, dimension: Dimension | str, case: Mapping[str, Any], transcript: Transcript
 ) -> list[Message]:

@@ -29,8 +29,17 @@ from django.utils import timezone
 
 from jury.applicability import not_applicable_refusal
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
-from jury.parsing import parse_completion
-from jury.prompts import JSON_SCHEMA, TOOL_SPEC, judge_messages
+from jury.parsing import parse_all_dimensions, parse_completion
+from jury.prompts import (
+    ALL_DIMENSIONS_TOOL,
+    JSON_SCHEMA,
+    JUDGE_PROMPT_VERSION,
+    ONE_CALL_SUFFIX,
+    TOOL_SPEC,
+    all_dimensions_schema,
+    judge_all_messages,
+    judge_messages,
+)
 from jury.simulated import SimulatedJudgeProvider
 from patientagentbench.conversation import EndConversation
 from patientagentbench.models import ModelConfig, Run, Trace
@@ -47,9 +56,23 @@ log = logging.getLogger(__name__)
 PARSE_ATTEMPTS = 3  # a judge that answers off-format is asked again, at most this often
 JUDGE_MAX_OUTPUT_TOKENS = 600  # a verdict is a score and a paragraph; more is a runaway
 TRUNCATION_CAP_FACTOR = 2  # a cut answer is asked once more with this many times the cap
+# One verdict with its reasons per dimension, asked all at once (a judge's one-call mode).
+ONE_CALL_TOKENS_PER_DIMENSION = 400
 OUTPUT = OutputSchema(
     name=TOOL_SPEC["name"], description=TOOL_SPEC["description"], schema=JSON_SCHEMA
 )
+
+
+def all_dimensions_output(keys: list[str]) -> OutputSchema:
+    return OutputSchema(
+        name=ALL_DIMENSIONS_TOOL,
+        description="Record your verdict on every rubric dimension you were asked to score.",
+        schema=all_dimensions_schema(keys),
+    )
+
+
+def prompt_text_version(judge: Judge) -> str:
+    return JUDGE_PROMPT_VERSION + (ONE_CALL_SUFFIX if judge.one_call else "")
 
 
 class JuryError(ValueError):
@@ -206,13 +229,13 @@ def score_conversation(
     provider = jobs.GuardedProvider(
         judge.model, JUDGE_JOBS, job.jury_run_id, job_claim, provider=judge_provider(judge.model)
     )
+    if judge.one_call:
+        return _judge_all(
+            provider, judge, list(rubric.scored), rubric, case, transcript, signals, job, deadline
+        )
     answers = []
     for dimension in rubric.scored:
-        if deadline is not None and time.monotonic() >= deadline:
-            raise OutOfTime(
-                f"The judge job ran past its wall-clock limit ({settings.TRACE_WALL_CLOCK_S:g} s)"
-                f" after {len(answers)} of {len(rubric.scored)} dimensions."
-            )
+        _check_deadline(deadline, len(answers), len(rubric.scored))
         seed = trace_seed(
             f"{job.trace_id}:{dimension.key}", judge.name, judge.temperature, job.repetition
         )
@@ -233,6 +256,110 @@ def score_conversation(
         except EndConversation:
             break
     return answers
+
+
+def _check_deadline(deadline: float | None, done: int, total: int) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise OutOfTime(
+            f"The judge job ran past its wall-clock limit ({settings.TRACE_WALL_CLOCK_S:g} s)"
+            f" after {done} of {total} dimensions."
+        )
+
+
+def _judge_all(
+    provider, judge: Judge, dimensions, rubric, case, transcript, signals, job, deadline
+) -> list[Answer]:
+    """Every dimension in one call. Dimensions whose part of the answer is off-format (or an
+    N/A the rubric forbids) are asked again, alone together, up to PARSE_ATTEMPTS times; a
+    cut answer once more with twice the cap, as in one-call-per-dimension scoring. A call's
+    cost and time are shared equally among the dimensions it asked about."""
+    pending = {d.key: d for d in dimensions}
+    logs: dict[str, list[dict]] = {key: [] for key in pending}
+    cost = dict.fromkeys(pending, Decimal(0))
+    spent_ms = dict.fromkeys(pending, 0.0)
+    done: dict[str, Answer] = {}
+    failure: dict[str, str] = {}
+    # The model's own output limit (set by an admin) bounds every call, the retry's too.
+    ceiling = judge.model.max_output_tokens
+    cap = min(ONE_CALL_TOKENS_PER_DIMENSION * len(dimensions), ceiling)
+    retried_cut, parse_rounds, stopped = False, 0, False
+
+    def answer(key, status, score=None, rationale="", raw="") -> Answer:
+        return Answer(
+            key, status, score, rationale, raw, len(logs[key]), spent_ms[key], cost[key], logs[key]
+        )
+
+    while pending and parse_rounds < PARSE_ATTEMPTS:
+        _check_deadline(deadline, len(done), len(dimensions))
+        keys = list(pending)
+        context = CallContext(
+            seed=trace_seed(
+                f"{job.trace_id}:all:{parse_rounds}:{int(retried_cut)}",
+                judge.name,
+                judge.temperature,
+                job.repetition,
+            ),
+            task={**signals, "dimensions": keys},  # read by the simulated judge only
+            timeout_s=settings.PROVIDER_TIMEOUT_S,
+            output_schema=all_dimensions_output(keys),
+            max_output_tokens=cap,
+        )
+        prompt = judge_all_messages(rubric, list(pending.values()), case, transcript)
+        started = time.perf_counter()
+        try:
+            completion = provider.complete(prompt, [], judge.temperature, context)
+        except EndConversation:  # cancelled, spend limit, or the claim was taken back
+            stopped = True
+            break
+        except ProviderError as exc:
+            error = redact(str(exc))[:2000]
+            for key in keys:
+                logs[key].append(_attempt(len(logs[key]) + 1, error, "provider error", cap))
+                done[key] = answer(key, Verdict.Status.ERROR, raw=error)
+            pending.clear()
+            break
+        share_ms = _ms(started) / len(keys)
+        share_cost = judge.model.cost_of(completion.tokens_in, completion.tokens_out) / len(keys)
+        for key in keys:
+            spent_ms[key] += share_ms
+            cost[key] += share_cost
+        if completion.truncated:
+            for key in keys:
+                problem = f"the answer stopped at the {cap}-token cap"
+                raw = completion.text or ""
+                logs[key].append(_attempt(len(logs[key]) + 1, raw, problem, cap, truncated=True))
+            if retried_cut or cap >= ceiling:  # no larger cap to ask with
+                for key in keys:
+                    done[key] = answer(key, Verdict.Status.TRUNCATED, raw=logs[key][-1]["raw"])
+                pending.clear()
+                break
+            retried_cut, cap = True, min(cap * TRUNCATION_CAP_FACTOR, ceiling)
+            continue
+        parsed = parse_all_dimensions(completion, keys)
+        for key in keys:
+            verdict = parsed[key]
+            problem = verdict.problem
+            if verdict.status == "not_applicable" and not problem:
+                problem = not_applicable_refusal(key, transcript)
+            logs[key].append(_attempt(len(logs[key]) + 1, verdict.raw, problem, cap))
+            if not problem:
+                done[key] = answer(
+                    key, verdict.status, verdict.score, verdict.rationale, verdict.raw
+                )
+                del pending[key]
+            else:
+                failure[key] = (
+                    Verdict.Status.NA_NOT_ALLOWED
+                    if verdict.status == "not_applicable"
+                    else Verdict.Status.UNPARSEABLE
+                )
+        parse_rounds += 1
+    for key in [] if stopped else pending:
+        if logs[key]:  # asked, and never answered usably
+            done[key] = answer(
+                key, failure.get(key, Verdict.Status.UNPARSEABLE), raw=logs[key][-1]["raw"]
+            )
+    return [done[d.key] for d in dimensions if d.key in done]
 
 
 def _judge_dimension(
@@ -353,6 +480,7 @@ def _store(job: JudgeJob, job_claim: Claim, answers: list[Answer]) -> None:
                     "attempts": answer.attempts,
                     "attempt_log": answer.attempt_log,
                     "latency_ms": answer.latency_ms,
+                    "prompt_text_version": prompt_text_version(judge),
                 },
             )
         stopped = len(answers) < len(cached_rubric(panel.rubric_name, panel.rubric_version).scored)

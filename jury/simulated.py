@@ -112,9 +112,12 @@ class SimulatedJudgeProvider:
         rng = stable_rng(self.profile.name, context.seed, prompt_digest(messages), temperature)
         answer = self._answer(rng, task, temperature)
         tokens_in = sum(len(m.content) for m in messages) // 4
-        return _completion(answer, tools, tokens_in, self.profile.tokens_out)
+        tokens_out = self.profile.tokens_out * max(1, len(task.get("dimensions") or ()))
+        return _completion(answer, tools, tokens_in, tokens_out)
 
     def _answer(self, rng: random.Random, task: dict, temperature: float) -> str | dict:
+        if task.get("dimensions"):
+            return self._all_answers(rng, task, temperature)
         if rng.random() < self.profile.unparseable:
             return rng.choice(BAD_ANSWERS)
         dimension = str(task.get("dimension", ""))
@@ -123,6 +126,27 @@ class SimulatedJudgeProvider:
             return {"rationale": reason, "not_applicable": True, "score": None}
         score = simulated_score(self.profile, task, rng, temperature)
         return {"rationale": _rationale(task, score), "not_applicable": False, "score": score}
+
+    def _all_answers(self, rng: random.Random, task: dict, temperature: float) -> str | dict:
+        """One object keyed by dimension (one-call mode); off-format as a whole, or in one
+        dimension's part, at the profile's rate."""
+        if rng.random() < self.profile.unparseable:
+            return rng.choice(BAD_ANSWERS)
+        answers = {}
+        for key in task["dimensions"]:
+            part = self._answer(
+                random.Random(f"{rng.random()}:{key}"),
+                {**task, "dimension": key, "dimensions": None},
+                temperature,
+            )
+            if isinstance(part, str):  # an off-format part: a score off the scale
+                part = {
+                    "rationale": f"{SIMULATED_LABEL} {key}",
+                    "not_applicable": False,
+                    "score": 9,
+                }
+            answers[key] = part
+        return answers
 
 
 def get_profile(name: str) -> JudgeProfile:

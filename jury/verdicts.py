@@ -60,6 +60,7 @@ ANSWER_FIELDS = (
     "attempt_log",
     "rubric_version",
     "prompt_version",
+    "prompt_text_version",
 )
 
 
@@ -152,6 +153,7 @@ class JudgeAnswer:
     prompt_version: str
     threshold: int = PASS_THRESHOLD  # the pass mark of the panel's rubric version
     attempt_log: tuple[dict, ...] = ()  # every attempt's raw answer and failure, for researchers
+    prompt_text_version: str = ""  # the prompt text asked with ("2", "2-one-call"; "" unknown)
 
     @property
     def status_label(self) -> str:
@@ -269,6 +271,7 @@ def _answer(row: Mapping[str, Any], threshold: int) -> JudgeAnswer:
         prompt_version=row["prompt_version"],
         threshold=threshold,
         attempt_log=tuple(row.get("attempt_log") or ()),
+        prompt_text_version=row.get("prompt_text_version") or "",
     )
 
 

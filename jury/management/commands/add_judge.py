@@ -17,6 +17,13 @@ class Command(BaseCommand):
         parser.add_argument("--model", required=True, help="Model config name")
         parser.add_argument("--prompt-version", default=JUDGE_PROMPT_VERSION)
         parser.add_argument("--temperature", type=float, default=0.0)
+        parser.add_argument(
+            "--call-mode",
+            choices=[choice.value for choice in Judge.CallMode],
+            default=None,
+            help="per_dimension (default for a new judge) or one_call: every dimension in one "
+            "call, for slow local models",
+        )
 
     def handle(self, *args, **options):
         model = ModelConfig.objects.filter(name=options["model"]).first()
@@ -31,6 +38,7 @@ class Command(BaseCommand):
                 "model": model.pk,
                 "prompt_version": options["prompt_version"],
                 "temperature": options["temperature"],
+                "call_mode": options["call_mode"] or "",
             },
             instance=instance,
         )
@@ -41,5 +49,5 @@ class Command(BaseCommand):
         verb = "Updated" if instance else "Added"
         self.stdout.write(
             f"{verb} judge {judge.name} ({model.name}, prompt v{judge.prompt_version}, "
-            f"T={judge.temperature:g})"
+            f"T={judge.temperature:g}, {judge.get_call_mode_display().lower()})"
         )
