@@ -64,6 +64,10 @@ def make_adjudicator(username: str = "ada") -> User:
 
 @pytest.fixture
 def disputed_world(researcher):
+    return build_disputed_world(researcher)
+
+
+def build_disputed_world(researcher) -> dict:
     """A study of four conversations by zephyr-quokka-99b; two clinicians 3 apart on clinical
     safety in items 1 and 2, one of them decided already."""
     model = ModelConfig.objects.create(name=MODEL, provider="simulated", model_id=PROFILE)

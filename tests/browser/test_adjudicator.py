@@ -6,16 +6,21 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Adjudication
-from tests.annotation.test_adjudicator_blinding import (  # noqa: F401 (a fixture)
+from tests.annotation.test_adjudicator_blinding import (
     MODEL,
     PROFILE,
     STUDY_NAME,
-    disputed_world,
+    build_disputed_world,
     make_adjudicator,
 )
 from tests.browser.conftest import log_in, screenshot
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def disputed_world(researcher):
+    return build_disputed_world(researcher)
 
 
 def assert_unnamed(page) -> None:
