@@ -274,3 +274,24 @@ def test_a_new_study_is_blind_unless_the_researcher_unticks_it(client, researche
     form = client.get(reverse("research_study_new")).content.decode()
     assert re.search(r'<input[^>]*name="blind_adjudication"[^>]*checked', form), form
     assert Study._meta.get_field("blind_adjudication").default is False  # existing rows
+
+
+def test_a_study_created_with_the_box_ticked_is_blind(client, researcher, disputed_world):
+    clinicians = {a.clinician for a in disputed_world["items"][0].assignments.all()}
+    client.force_login(researcher)
+    fields = {
+        "runs": [disputed_world["run"].pk],
+        "n_items": 2,
+        "seed": 3,
+        "overlap_clinical": 2,
+        "overlap_operations": 0,
+        "reference_percent": 0,
+        "clinicians": [c.pk for c in clinicians],
+        "adjudication_threshold": 2,
+    }
+    client.post(
+        reverse("research_study_new"), {**fields, "name": "Blind", "blind_adjudication": "on"}
+    )
+    client.post(reverse("research_study_new"), {**fields, "name": "Open", "seed": 4})
+    assert Study.objects.get(name="Blind").blind_adjudication
+    assert not Study.objects.get(name="Open").blind_adjudication
