@@ -3,9 +3,9 @@ a study's progress, an item's audit trail and the scores' CSV.
 
 Researchers are not blinded, so models and runs appear here, except on the pages the
 adjudication queue links to (a study's page, an item's audit trail) when the study is marked
-"blind adjudication" or the viewer is an adjudicator (annotation.blind). Clinicians appear only
-by their pseudonymous code. The preview is the setup page's own `#preview` partial, re-rendered by htmx
-whenever the form changes.
+"blind adjudication" or the viewer is an adjudicator (annotation.blind). Clinicians appear
+only by their pseudonymous code. The preview is the setup page's own `#preview` partial,
+re-rendered by htmx whenever the form changes.
 """
 
 from django.contrib import messages
