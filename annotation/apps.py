@@ -9,6 +9,7 @@ class AnnotationConfig(AppConfig):
     def ready(self) -> None:
         # Clinicians land on their review home; the pipeline's home page names no review URL.
         from patientagentbench import extensions
-        from patientagentbench.roles import CLINICIAN
+        from patientagentbench.roles import ADJUDICATOR, CLINICIAN
 
         extensions.set_landing(CLINICIAN, "review_home")
+        extensions.set_landing(ADJUDICATOR, "research_adjudicator_home")

@@ -60,6 +60,7 @@ def seed_review_demo(actor=None) -> str:
                 overlap={"clinical": 2, "operations": 2},
                 reference_share=0.0,
                 require_calibration=True,
+                blind_adjudication=True,
                 instructions="Score each conversation as you would a colleague's patient call.",
             ),
             [int(k) for k in study_keys],

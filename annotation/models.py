@@ -92,6 +92,10 @@ class Study(models.Model):
     min_adjacent = models.FloatField(default=0.8)
     min_alpha = models.FloatField(default=0.4)
     adjudication_threshold = models.PositiveSmallIntegerField(default=2)
+    # Whoever adjudicates (a researcher too) sees no model, run or trace on the queue or any
+    # page it links to (annotation.blind). False for studies made before it existed: their
+    # researchers had seen the models per item already, so blinding them now protects nothing.
+    blind_adjudication = models.BooleanField(default=False)
     instructions = models.TextField(blank=True)
     # How the items were chosen: {"design": ...}, and for a random design the population it
     # drew from, [[trace id, inclusion probability, stratum], ...] (annotation.studies).

@@ -108,6 +108,7 @@ class StudySpec:
     min_adjacent: float = 0.8
     min_alpha: float = 0.4
     adjudication_threshold: int = 2
+    blind_adjudication: bool = False
     instructions: str = ""
 
 
@@ -151,6 +152,7 @@ def create_study(
             min_adjacent=spec.min_adjacent,
             min_alpha=spec.min_alpha,
             adjudication_threshold=spec.adjudication_threshold,
+            blind_adjudication=spec.blind_adjudication,
             instructions=spec.instructions,
             rubric_version=load_rubric().version,
             sampling=sampling_record(sample, source),

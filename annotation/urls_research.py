@@ -1,5 +1,7 @@
 """Researcher URLs (under /research/): people, studies, calibration rounds, adjudication, audit
-and export. Every view requires the researcher or admin role."""
+and export. Every view requires the researcher or admin role, except the adjudication pages
+(the queue, deciding, an item's conversation, the study page and audit trail it links to, and
+the adjudicator's home), which an adjudicator may open too."""
 
 from django.urls import path
 
@@ -48,6 +50,7 @@ urlpatterns = [
         adjudication.adjudicate,
         name="research_adjudicate",
     ),
+    path("adjudication/", adjudication.adjudicator_home, name="research_adjudicator_home"),
     path("rounds/new/", rounds.round_new, name="research_round_new"),
     path(
         "qualifications/<int:pk>/reopen/",

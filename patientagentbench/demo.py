@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group, User
 from django.db import transaction
 
 from patientagentbench.models import ModelConfig, Run, Suite
-from patientagentbench.roles import ADMIN, ALL_ROLES, CLINICIAN, RESEARCHER
+from patientagentbench.roles import ADJUDICATOR, ADMIN, ALL_ROLES, CLINICIAN, RESEARCHER
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
 from patientagentbench.suites.install import install_all_suites
@@ -24,6 +24,7 @@ DEMO_USERS = [
     ("clinician1", [CLINICIAN]),
     ("clinician2", [CLINICIAN]),
     ("clinician3", [CLINICIAN]),
+    ("adjudicator", [ADJUDICATOR]),  # decides disputes, blinded (annotation.blind)
 ]
 # sim-careless fails the way real agents do (simulated/careless.py), so the demo's
 # correctness figures and transcripts show failures as well as good agents.

@@ -1,4 +1,4 @@
-"""Three roles as groups; every view names the roles that may see it."""
+"""Four roles as groups; every view names the roles that may see it."""
 
 from functools import wraps
 
@@ -8,8 +8,12 @@ from django.core.exceptions import PermissionDenied
 CLINICIAN = "clinician"
 RESEARCHER = "researcher"
 ADMIN = "admin"
-ALL_ROLES = (CLINICIAN, RESEARCHER, ADMIN)
+# Decides disputed scores, blinded: sees the adjudication queue and the pages it links to, and
+# nothing else of the research area (no runs, jury, dashboards, people or exports).
+ADJUDICATOR = "adjudicator"
+ALL_ROLES = (CLINICIAN, RESEARCHER, ADMIN, ADJUDICATOR)
 STAFF_ROLES = (RESEARCHER, ADMIN)
+ADJUDICATING_ROLES = (ADJUDICATOR, *STAFF_ROLES)
 
 
 def roles_of(user) -> set[str]:
@@ -50,4 +54,5 @@ def role_context(request):
         "is_admin": ADMIN in user_roles,
         "is_researcher": bool(user_roles & set(STAFF_ROLES)),
         "is_clinician": CLINICIAN in user_roles,
+        "is_adjudicator": ADJUDICATOR in user_roles,
     }

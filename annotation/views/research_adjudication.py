@@ -1,8 +1,10 @@
-"""Adjudication (researchers and admins): the queue of disputed scores and the decisions.
+"""Adjudication (adjudicators, researchers and admins): the queue of disputed scores and the
+decisions, and an adjudicator's list of studies to adjudicate.
 
 These pages are blinded like a clinician's, on purpose: no model, run or automatic check
 appears on them or on the conversation page they link to, so a decision rests on the
-conversation and the clinicians' reasons alone. Clinicians appear by pseudonymous code.
+conversation and the clinicians' reasons alone; the study page and audit trail they link to
+are blinded too where annotation.blind says so. Clinicians appear by pseudonymous code.
 Each dispute is the page's `#dispute` partial; deciding swaps just that piece (htmx) or, without
 JavaScript, posts and comes back to the same place.
 """
@@ -12,13 +14,25 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication
+from annotation import adjudication, blind
 from annotation.models import Item, Study
 from annotation.views.research_forms import DecisionForm
-from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.roles import ADJUDICATING_ROLES, role_required
 
 
-@role_required(*STAFF_ROLES)
+@role_required(*ADJUDICATING_ROLES)
+def adjudicator_home(request):
+    """Where an adjudicator lands: every study that has clinicians' scores, and what is left
+    to decide in each (drafts have none)."""
+    studies = Study.objects.exclude(status=Study.Status.DRAFT)
+    return render(
+        request,
+        "annotation/research/adjudicator_home.html",
+        {"studies": [(study, _counts(adjudication.queue(study))) for study in studies]},
+    )
+
+
+@role_required(*ADJUDICATING_ROLES)
 def adjudication_queue(request, pk):
     study = get_object_or_404(Study, pk=pk)
     disputes = adjudication.queue(study)
@@ -54,7 +68,7 @@ def _form(dispute, data=None) -> DecisionForm:
     return DecisionForm(data, prefix=_prefix(dispute))
 
 
-@role_required(*STAFF_ROLES)
+@role_required(*ADJUDICATING_ROLES)
 @require_POST
 def adjudicate(request, pk, item_pk, dimension):
     item = get_object_or_404(Item.objects.select_related("study"), pk=item_pk, study_id=pk)
@@ -83,12 +97,13 @@ def adjudicate(request, pk, item_pk, dimension):
     return render(request, "annotation/research/adjudication.html", context)
 
 
-@role_required(*STAFF_ROLES)
+@role_required(*ADJUDICATING_ROLES)
 def item_conversation(request, pk):
-    """The item as its clinicians saw it: chart, story, conversation; nothing else."""
-    item = get_object_or_404(Item.objects.select_related("study"), pk=pk)
+    """The item as its clinicians saw it: chart, story, conversation; nothing else (the page
+    gets the item's header, not its row, so not even the template can reach the trace)."""
+    item = get_object_or_404(Item, pk=pk)
     return render(
         request,
         "annotation/research/conversation.html",
-        {"item": item, "material": adjudication.material_of(item)},
+        {"item": blind.header_of(item.pk), "material": adjudication.material_of(item)},
     )

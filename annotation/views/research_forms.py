@@ -170,6 +170,14 @@ class StudyForm(SampleForm):
         initial=2,
         help_text="Scores this far apart on one dimension send the item to adjudication.",
     )
+    # On for a new study: blinding holds only if it is there before anyone has adjudicated.
+    blind_adjudication = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Blind adjudication",
+        help_text="Whoever adjudicates, researchers too, sees no model, run or trace on the "
+        "queue, the study page or an item's audit trail.",
+    )
     instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
     field_order = [

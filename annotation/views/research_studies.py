@@ -1,9 +1,11 @@
 """Studies (researchers and admins): the list, the setup form with the sampler's live preview,
 a study's progress, an item's audit trail and the scores' CSV.
 
-Researchers are not blinded, so models and runs appear here; clinicians appear only by their
-pseudonymous code. The preview is the setup page's own `#preview` partial, re-rendered by htmx
-whenever the form changes.
+Researchers are not blinded, so models and runs appear here, except on the pages the
+adjudication queue links to (a study's page, an item's audit trail) when the study is marked
+"blind adjudication" or the viewer is an adjudicator (annotation.blind). Clinicians appear
+only by their pseudonymous code. The preview is the setup page's own `#preview` partial,
+re-rendered by htmx whenever the form changes.
 """
 
 from django.contrib import messages
@@ -12,9 +14,9 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication, audit, lifecycle
+from annotation import adjudication, blind, lifecycle
 from annotation.export import write_csv
-from annotation.models import Assignment, Clinician, Item, Study, Submission
+from annotation.models import Assignment, Study
 from annotation.studies import (
     StudyError,
     StudySpec,
@@ -24,12 +26,14 @@ from annotation.studies import (
 )
 from annotation.views.research_forms import RoundForm, SampleForm, StudyForm
 from patientagentbench.models import Trace
-from patientagentbench.roles import STAFF_ROLES, role_required
+from patientagentbench.roles import ADJUDICATING_ROLES, STAFF_ROLES, has_role, role_required
 
 
-@role_required(*STAFF_ROLES)
+@role_required(*ADJUDICATING_ROLES)
 def research_home(request):
-    return redirect("research_studies")
+    if has_role(request.user, *STAFF_ROLES):
+        return redirect("research_studies")
+    return redirect("research_adjudicator_home")
 
 
 @role_required(*STAFF_ROLES)
@@ -72,6 +76,7 @@ def _create(request, form: StudyForm) -> Study | None:
         reference_share=data["reference_percent"] / 100,
         require_calibration=data["require_calibration"],
         adjudication_threshold=data["adjudication_threshold"],
+        blind_adjudication=data["blind_adjudication"],
         instructions=data["instructions"],
     )
     sample = form.sample()
@@ -132,37 +137,45 @@ def _work(form: SampleForm, items: int) -> dict | None:
     }
 
 
-@role_required(*STAFF_ROLES)
+@role_required(*ADJUDICATING_ROLES)
 def study_detail(request, pk):
+    """A study's progress. Adjudicators reach it from the queue, so on a blind study (and for
+    an adjudicator who is not a researcher, always) it names no model or case per item, and
+    only researchers get the study's controls."""
     study = get_object_or_404(Study.objects.select_related("created_by"), pk=pk)
     disputes = adjudication.queue(study)
-    by_item: dict[int, dict] = {}
-    for dispute in disputes:
-        entry = by_item.setdefault(dispute.item_id, {"open": 0, "decided": 0})
-        entry["decided" if dispute.decision else "open"] += 1
-    items = progress_by_item(study)
-    for row in items:
-        row["disputes"] = by_item.get(row["pk"])
+    rows = blind.item_rows(study, disputes)
+    is_blind = blind.is_blind_for(request.user, study)
+    if is_blind:
+        items = [(row, None) for row in rows]
+    else:
+        conversations = {row["pk"]: row for row in progress_by_item(study)}
+        items = [(row, conversations.get(row.pk)) for row in rows]
+    can_manage = has_role(request.user, *STAFF_ROLES)
     return render(
         request,
         "annotation/research/study.html",
         {
             "study": study,
+            "blind": is_blind,
+            "can_manage": can_manage,
             "clinicians": progress_by_clinician(study),
             "items": items,
             "open_disputes": sum(1 for d in disputes if d.decision is None),
             "disputes": len(disputes),
-            "reference_gaps": _gap_count(study),
-            "has_references": study.is_calibration or any(row["is_reference"] for row in items),
-            "checklist": lifecycle.checklist(study) if study.status == Study.Status.DRAFT else [],
-            "assigned_range": _assigned_range(items),
+            "reference_gaps": _gap_count(study) if can_manage else 0,
+            "has_references": study.is_calibration or any(row.is_reference for row in rows),
+            "checklist": lifecycle.checklist(study)
+            if can_manage and study.status == Study.Status.DRAFT
+            else [],
+            "assigned_range": _assigned_range(rows),
         },
     )
 
 
-def _assigned_range(items: list[dict]) -> str:
+def _assigned_range(items: list[blind.ItemRow]) -> str:
     """How many clinicians each item really went to (a clinician in both tracks counts once)."""
-    counts = sorted({row["assigned"] for row in items})
+    counts = sorted({row.assigned for row in items})
     if not counts:
         return ""
     clinicians = "clinician" if counts[-1] == 1 else "clinicians"
@@ -206,34 +219,25 @@ def study_export(request, pk):
     return response
 
 
-@role_required(*STAFF_ROLES)
+@role_required(*ADJUDICATING_ROLES)
 def item_audit(request, pk):
-    item = get_object_or_404(Item.objects.select_related("study"), pk=pk)
-    events = audit.trail(item)
-    # Plain values: the conversation's message log is not needed to name it.
-    trace = Trace.objects.values("pk", "run_id", "model_name", "task__task_id").get(
-        pk=item.trace_id
-    )
-    codes = _clinician_codes({e.actor_id for e in events if e.actor_id})
-    return render(
-        request,
-        "annotation/research/audit.html",
-        {
-            "item": item,
-            "trace": trace,
-            "events": [(e, codes.get(e.actor_id) or _username(e)) for e in events],
-            "submissions": Submission.objects.filter(assignment__item=item)
-            .select_related("assignment__clinician")
-            .order_by("assignment__clinician__code", "version"),
-            "decisions": item.adjudications.select_related("decided_by").order_by("decided_at"),
-        },
-    )
-
-
-def _clinician_codes(user_ids: set[int]) -> dict[int, str]:
-    """A clinician acting is shown by code, never by their username (their email)."""
-    return dict(Clinician.objects.filter(user_id__in=user_ids).values_list("user_id", "code"))
-
-
-def _username(event) -> str:
-    return event.actor.username if event.actor_id else "system"
+    """An item's audit trail. Built from plain values (annotation.blind); the conversation's
+    model, case and run are added only where the viewer is not blinded."""
+    study = get_object_or_404(Study, items__pk=pk)
+    is_blind = blind.is_blind_for(request.user, study)
+    context = {
+        "item": blind.header_of(pk),
+        "blind": is_blind,
+        "can_manage": has_role(request.user, *STAFF_ROLES),
+        "events": blind.trail(pk, blind=is_blind),
+        "submissions": blind.submissions(pk),
+        "decisions": blind.decisions(pk),
+    }
+    if not is_blind:
+        # Plain values: the conversation's message log is not needed to name it.
+        context["trace"] = (
+            Trace.objects.filter(review_items__pk=pk)
+            .values("pk", "run_id", "model_name", "task__task_id")
+            .get()
+        )
+    return render(request, "annotation/research/audit.html", context)

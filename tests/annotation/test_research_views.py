@@ -119,6 +119,7 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
             reverse("research_adjudicate", args=[study.pk, item.pk, dim]),
             "post",
         ),
+        ("research_adjudicator_home", reverse("research_adjudicator_home"), "get"),
         ("research_round_new", reverse("research_round_new"), "get"),
         (
             "research_qualification_reopen",
@@ -319,7 +320,7 @@ def test_study_page_and_item_audit_trail(client, researcher, pair):
     body = audit_page.content.decode()
     assert "misread the refill" in body and "v2" in body and "submitted" in body
     assert a.user.username not in body  # the clinician acts under their code
-    actions = [e.action for e, _who in audit_page.context["events"]]
+    actions = [e.action for e in audit_page.context["events"]]
     assert actions.index("assigned") < actions.index("submitted") < actions.index("revised")
 
 
