@@ -13,3 +13,9 @@ class AnnotationConfig(AppConfig):
 
         extensions.set_landing(CLINICIAN, "review_home")
         extensions.set_landing(ADJUDICATOR, "research_adjudicator_home")
+
+        # A study's items can be scored by the jury; jury names no part of this app.
+        from annotation.jury_sets import STUDY_ITEMS
+        from jury.subsets import add_conversation_set
+
+        add_conversation_set(STUDY_ITEMS)

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django import forms
 
+from jury import subsets
 from jury.models import Judge, Panel
 from jury.prompts import JUDGE_PROMPT_VERSION
 from jury.verdicts import IMPORTED_VERSION
@@ -111,8 +112,32 @@ def judge_label(judge: Judge) -> str:
     )
 
 
+ALL, SAMPLE, CHOSEN = "all", "sample", "ids"
+
+
 class LaunchForm(forms.Form):
+    """Launch a scoring of a run: which panel, how often, within what spend, and which of the
+    run's finished conversations (`trace_ids` and `subset` once valid; None means all)."""
+
     panel = forms.ModelChoiceField(queryset=Panel.objects.filter(imported=False))
+    conversations = forms.ChoiceField(
+        required=False,  # left out: all of them
+        initial=ALL,
+        label="Conversations",
+        help_text="Score all of them, a seeded random sample, chosen ids, or a study's items.",
+    )
+    sample_size = forms.IntegerField(
+        required=False, min_value=1, max_value=subsets.MAX_SAMPLE, label="Sample size (N)"
+    )
+    seed = forms.IntegerField(
+        required=False, min_value=0, initial=0, help_text="The same seed draws the same sample."
+    )
+    trace_ids = forms.CharField(
+        required=False,
+        label="Conversation ids",
+        help_text="Trace ids, separated by commas or spaces.",
+        max_length=20_000,
+    )
     repeat = forms.IntegerField(
         min_value=1,
         max_value=MAX_REPEAT,
@@ -131,6 +156,53 @@ class LaunchForm(forms.Form):
             "researcher, at most the limit the admin approved; empty means that limit)."
         ),
     )
+
+    def __init__(self, *args, run, finished: list[int], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.run, self.finished = run, finished
+        n = len(finished)
+        choices = [
+            (ALL, f"All {n} finished conversation{'s' if n != 1 else ''}"),
+            (SAMPLE, "A random sample of N"),
+            (CHOSEN, "Chosen conversation ids"),
+        ]
+        for named in subsets.conversation_sets():
+            choices += [(f"{named.kind}:{key}", label) for key, label in named.options(run.pk)]
+        self.fields["conversations"].choices = choices
+        self.trace_ids: list[int] | None = None
+        self.subset = ""
+
+    def clean(self):
+        data = super().clean()
+        choice = data.get("conversations")
+        if choice == SAMPLE:
+            n = data.get("sample_size")
+            if not n:
+                self.add_error("sample_size", "Say how many conversations to sample.")
+                return data
+            seed = data.get("seed") or 0
+            self.trace_ids = subsets.sample(self.finished, n, seed)
+            self.subset = subsets.sample_description(len(self.trace_ids), seed, len(self.finished))
+        elif choice == CHOSEN:
+            try:
+                ids = subsets.parse_ids(data.get("trace_ids") or "")
+            except ValueError as exc:
+                self.add_error("trace_ids", str(exc))
+                return data
+            if not ids:
+                self.add_error("trace_ids", "Give at least one conversation id.")
+                return data
+            self.trace_ids, self.subset = ids, subsets.ids_description(sorted(set(ids)))
+        elif choice and choice != ALL:
+            kind, _, key = choice.partition(":")
+            named = subsets.conversation_set(kind)
+            ids = named.traces(self.run.pk, key) if named else None
+            if not ids:
+                self.add_error("conversations", "That set holds no conversation of this run.")
+                return data
+            label = dict(self.fields["conversations"].choices)[choice]
+            self.trace_ids, self.subset = ids, f"{label} ({len(ids)} conversations)"
+        return data
 
 
 class ResumeForm(forms.Form):

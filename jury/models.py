@@ -99,6 +99,8 @@ class JuryRun(models.Model):
         "patientagentbench.Run", on_delete=models.PROTECT, related_name="jury_runs"
     )
     repeat = models.PositiveSmallIntegerField(default=1)
+    # Which conversations, in words ("a random sample of 10 of 360 …"); blank for all.
+    subset = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     spend_limit = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     spent = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
@@ -101,21 +102,42 @@ def launch_jury(
     spend_limit: Decimal | None = None,
     created_by=None,
     enqueue: bool = True,
+    trace_ids: Iterable[int] | None = None,
+    subset: str = "",
 ) -> JuryRun:
-    """Queue a job for each conversation × judge × repetition not already scored.
-    `jury_run.unsent` says how many jobs the broker refused once the launch committed (they
-    stay queued: `runs.dispatch`)."""
+    """Queue a job for each conversation × judge × repetition not already scored: every
+    finished conversation of the run, or those of `trace_ids` (each must be one; `subset`
+    says which in words). `jury_run.unsent` says how many jobs the broker refused once the
+    launch committed (they stay queued: `runs.dispatch`)."""
     if panel.imported:
         raise JuryError(f"Panel {panel.name} holds imported verdicts; it does not score.")
     judges = list(panel.judges.select_related("model"))
     if not judges:
         raise JuryError(f"Panel {panel.name} has no judges.")
-    trace_ids = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
-    if not trace_ids:
+    finished = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
+    if not finished:
         raise JuryError(f"Run {run.pk} has no finished conversations to score.")
+    if trace_ids is None:
+        trace_ids = finished
+    else:
+        trace_ids = sorted(set(trace_ids))
+        stray = sorted(set(trace_ids) - set(finished))
+        if stray:
+            raise JuryError(
+                f"Conversation {stray[0]} is not a finished conversation of run {run.pk}"
+                + (f" (nor are {len(stray) - 1} more)" if len(stray) > 1 else "")
+                + "."
+            )
+        if not trace_ids:
+            raise JuryError("No conversation was chosen to score.")
     with transaction.atomic():
         jury_run = JuryRun.objects.create(
-            panel=panel, run=run, repeat=repeat, spend_limit=spend_limit, created_by=created_by
+            panel=panel,
+            run=run,
+            repeat=repeat,
+            spend_limit=spend_limit,
+            created_by=created_by,
+            subset=subset[:300],
         )
         new_jobs = (
             JudgeJob(

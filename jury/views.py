@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from jury import spending, verdicts
+from jury import spending, timing, verdicts
 from jury.forms import ApprovalForm, JudgeForm, LaunchForm, PanelForm, ResumeForm
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
 from jury.scoring import (
@@ -126,9 +126,12 @@ def judge_edit(request, pk=None):
 @role_required(*STAFF_ROLES)
 def launch(request, run_pk):
     run = get_object_or_404(Run.objects.select_related("suite"), pk=run_pk)
-    conversations = run.traces.filter(status=Trace.Status.DONE).count()
+    finished = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
+    conversations = len(finished)
     dimensions = len(cached_rubric().scored)
-    form = LaunchForm(request.POST or None, initial={"panel": _default_panel()})
+    form = LaunchForm(
+        request.POST or None, initial={"panel": _default_panel()}, run=run, finished=finished
+    )
     is_admin = has_role(request.user, ADMIN)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -145,6 +148,8 @@ def launch(request, run_pk):
                 repeat=data["repeat"],
                 spend_limit=limit,
                 created_by=request.user,
+                trace_ids=form.trace_ids,
+                subset=form.subset,
             )
         except JuryError as exc:
             form.add_error(None, str(exc))
@@ -178,9 +183,15 @@ def _estimates(conversations: int, dimensions: int, is_admin: bool) -> list[dict
     rows = []
     for panel in Panel.objects.filter(imported=False).prefetch_related("judges__model"):
         paid = spending.is_paid(panel)
+        estimate = timing.scoring_time(panel, conversations, dimensions, 1)
+        one = timing.scoring_time(panel, 1, dimensions, 1)
         rows.append(
             {
                 "name": panel.name,
+                "time": timing.words(estimate.seconds) if estimate.seconds is not None else None,
+                "time_each": timing.words(one.seconds) if one.seconds is not None else None,
+                "latencies": estimate.per_judge,
+                "unmeasured": estimate.unmeasured,
                 "calls": conversations * len(panel.judges.all()) * dimensions,
                 "paid": paid,
                 "worst_case": spending.worst_case_cost(panel, conversations, dimensions, 1)

@@ -3,10 +3,11 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
+from jury import subsets
 from jury.forms import MAX_REPEAT
 from jury.models import JuryRun, Panel
 from jury.scoring import JUDGE_JOBS, JuryError, execute_inline, launch_jury, progress
-from patientagentbench.models import Run
+from patientagentbench.models import Run, Trace
 from patientagentbench.runs import jobs
 from patientagentbench.runs.workers import progress_bar
 
@@ -27,6 +28,18 @@ class Command(BaseCommand):
             help="An imported run, by its file name (e.g. conversations.json) or suite name",
         )
         parser.add_argument("--panel", required=True, help="Panel name (see add_panel)")
+        subset = parser.add_mutually_exclusive_group()
+        subset.add_argument(
+            "--sample",
+            type=int,
+            metavar="N",
+            help="Score a seeded random sample of N conversations",
+        )
+        subset.add_argument("--traces", metavar="IDS", help="Score these trace ids: 3,5,9")
+        subset.add_argument(
+            "--study", type=int, metavar="ID", help="Score the run's conversations in this study"
+        )
+        parser.add_argument("--seed", type=int, default=0, help="Seed of --sample (default 0)")
         parser.add_argument("--repeat", type=int, default=1, help="Repetitions per judge (K)")
         parser.add_argument("--spend-limit", default="", help="USD; stop scoring when reached")
         parser.add_argument(
@@ -50,6 +63,7 @@ class Command(BaseCommand):
             limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
         except InvalidOperation as exc:
             raise CommandError("--spend-limit must be a number of USD.") from exc
+        trace_ids, subset = self._subset(run, options)
         try:
             jury_run = launch_jury(
                 panel=panel,
@@ -57,6 +71,8 @@ class Command(BaseCommand):
                 repeat=options["repeat"],
                 spend_limit=limit,
                 enqueue=not options["inline"],
+                trace_ids=trace_ids,
+                subset=subset,
             )
         except JuryError as exc:
             raise CommandError(str(exc)) from exc
@@ -68,6 +84,32 @@ class Command(BaseCommand):
             self._report(jury_run)
         elif options["wait"]:
             self._wait(jury_run)
+
+    def _subset(self, run: Run, options) -> tuple[list[int] | None, str]:
+        finished = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
+        if options["sample"] is not None:
+            n, seed = options["sample"], options["seed"]
+            if not 1 <= n <= subsets.MAX_SAMPLE:
+                raise CommandError(f"--sample must be between 1 and {subsets.MAX_SAMPLE}.")
+            ids = subsets.sample(finished, n, seed)
+            return ids, subsets.sample_description(len(ids), seed, len(finished))
+        if options["traces"] is not None:
+            try:
+                ids = subsets.parse_ids(options["traces"])
+            except ValueError as exc:
+                raise CommandError(f"--traces: {exc}.") from exc
+            if not ids:
+                raise CommandError("--traces: give at least one trace id.")
+            return ids, subsets.ids_description(sorted(set(ids)))
+        if options["study"] is not None:
+            studies = subsets.conversation_set("study")
+            ids = studies.traces(run.pk, str(options["study"])) if studies else None
+            if not ids:
+                raise CommandError(
+                    f"Study {options['study']} holds no conversation of run {run.pk}."
+                )
+            return ids, f"the items of study {options['study']} ({len(ids)} conversations)"
+        return None, ""
 
     def _run(self, run_id: int | None, imported: str | None) -> Run:
         if run_id is not None:
