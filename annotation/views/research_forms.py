@@ -15,6 +15,7 @@ from annotation.models import Assignment, Clinician, Study
 from annotation.people import researcher_label
 from annotation.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
+from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task, Trace
 from patientagentbench.views.forms import SEED_MAX, RowChoices
 
@@ -118,7 +119,7 @@ class SampleForm(forms.Form):
         self.fields["models"].choices = [(m, m) for m in sorted(models)]
         values = _attribute_values(traces)
         for name in FILTERED_ATTRIBUTES:
-            self.fields[name].choices = [(v, v.replace("_", " ")) for v in values[name]]
+            self.fields[name].choices = [(v, value_label(name, v)) for v in values[name]]
 
     def sample(self) -> Sample:
         data = self.cleaned_data

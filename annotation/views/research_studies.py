@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication, audit, lifecycle
+from annotation import adjudication, audit, audit_wording, lifecycle
 from annotation.export import write_csv
 from annotation.models import Assignment, Clinician, Item, Study, Submission
 from annotation.studies import (
@@ -23,8 +23,10 @@ from annotation.studies import (
     progress_by_item,
 )
 from annotation.views.research_forms import RoundForm, SampleForm, StudyForm
+from patientagentbench.cases.attribute_labels import stratum_label
 from patientagentbench.models import Trace
 from patientagentbench.roles import STAFF_ROLES, role_required
+from ratings.rubric import cached_rubric as load_rubric
 
 
 @role_required(*STAFF_ROLES)
@@ -106,6 +108,10 @@ def preview_of(form: SampleForm | None) -> dict | None:
     if any(name in form.errors for name in sampling) or not form.cleaned_data.get("n_items"):
         return {"error": "Enter the number of conversations and a seed to see the sample."}
     preview = form.sample().preview()
+    rubric = load_rubric()
+    for stratum in preview["strata"]:
+        label = rubric.label(stratum["dimension"])
+        stratum["text"] = stratum_label(stratum["dimension"], stratum["bucket"], label)
     preview["work"] = _work(form, preview["total"])
     asked = form.cleaned_data["n_items"]
     # Fewer match than asked for: say so rather than silently previewing what exists.
@@ -221,7 +227,7 @@ def item_audit(request, pk):
         {
             "item": item,
             "trace": trace,
-            "events": [(e, codes.get(e.actor_id) or _username(e)) for e in events],
+            "events": [(e, _sentence(e, codes.get(e.actor_id) or _username(e))) for e in events],
             "submissions": Submission.objects.filter(assignment__item=item)
             .select_related("assignment__clinician")
             .order_by("assignment__clinician__code", "version"),
@@ -235,5 +241,11 @@ def _clinician_codes(user_ids: set[int]) -> dict[int, str]:
     return dict(Clinician.objects.filter(user_id__in=user_ids).values_list("user_id", "code"))
 
 
-def _username(event) -> str:
-    return event.actor.username if event.actor_id else "system"
+def _username(event) -> str | None:
+    return event.actor.username if event.actor_id else None
+
+
+def _sentence(event, who: str | None) -> str:
+    return audit_wording.sentence(
+        event.action, event.detail, who, item=event.item_id, label=load_rubric().label
+    )

@@ -280,6 +280,17 @@ def test_the_preview_partial_counts_the_sample(client, researcher, conversations
     assert sum(s["selected"] for s in preview["strata"]) == 4  # outcome strata: one each
     assert preview["work"]["reviews"] == 12 and preview["work"]["each"] == 6
     assert "operations: 1 per item, 0 chosen" in body
+    # Strata as words: "Automatic checks: failed", never "outcome = failed".
+    assert "Automatic checks: failed" in body and "outcome = " not in body
+
+
+def test_the_preview_names_per_model_strata_in_words(client, researcher, conversations):
+    client.force_login(researcher)
+    body = client.get(
+        reverse("research_study_preview"),
+        {"kind": "study", "n_items": 4, "seed": 1, "design": "per_model"},
+    ).content.decode()
+    assert "Model: sim-steady" in body and "model = " not in body
 
 
 def test_the_preview_says_when_fewer_match_than_asked_for(client, researcher, conversations):
@@ -319,8 +330,26 @@ def test_study_page_and_item_audit_trail(client, researcher, pair):
     body = audit_page.content.decode()
     assert "misread the refill" in body and "v2" in body and "submitted" in body
     assert a.user.username not in body  # the clinician acts under their code
-    actions = [e.action for e, _who in audit_page.context["events"]]
+    actions = [e.action for e, _what in audit_page.context["events"]]
     assert actions.index("assigned") < actions.index("submitted") < actions.index("revised")
+
+
+def test_the_audit_trail_reads_as_sentences_with_dimension_labels(client, researcher, pair):
+    study, a, _b = pair
+    assignment = a.assignments.first()
+    submit_scores(assignment, default=3, clinical_safety=4)
+    client.force_login(researcher)
+    response = client.get(reverse("research_item_audit", args=[assignment.item_id]))
+    body = response.content.decode()
+    item = assignment.item_id
+    assert f"{researcher.username} assigned item {item} to {a.code}." in body
+    assert f"{a.code} submitted scores for item {item} (version 1)." in body
+    assert "Clinical safety: 4" in body  # the submitted scores, by label
+    # No Python dict, no dict repr escaped for HTML, and no raw dimension key on the page.
+    main = body.split("<main", 1)[1].split("</main>", 1)[0]
+    assert "{" not in main and "}" not in main
+    assert "&#x27;clinician&#x27;" not in body and "'clinician'" not in body
+    assert "clinical_safety" not in body and "draft_saved" not in body
 
 
 def test_closing_a_study_is_audited(client, researcher, pair):
