@@ -268,9 +268,22 @@ class RoundForm(SampleForm):
             )
         return sorted({int(part) for part in raw})
 
+    # Each source's own fields; the form shows and checks only the chosen source's (a field
+    # of another source, hidden on the page, may hold anything and is not read).
+    SOURCE_FIELDS = {
+        "sample": ("runs", "n_items", "design", *FILTERED_ATTRIBUTES, "models", "outcome"),
+        "explicit": ("trace_ids",),
+        "round": ("source_round",),
+    }
+
     def clean(self):
         data = super().clean()
         source = data.get("source")
+        for other, names in self.SOURCE_FIELDS.items():
+            if other != source and source in self.SOURCE_FIELDS:
+                for name in names:
+                    self._errors.pop(name, None)
+                    data.pop(name, None)
         if source == "sample" and not data.get("n_items"):
             self.add_error("n_items", "How many conversations should the sampler draw?")
         if source == "explicit" and not data.get("trace_ids"):

@@ -52,7 +52,7 @@ def study_list(request):
 
 @role_required(*STAFF_ROLES)
 def study_new(request):
-    form = StudyForm(request.POST or None, initial={"n_items": 24})
+    form = StudyForm(request.POST or None, initial=FIRST_STUDY_SAMPLE)
     if request.method == "POST" and form.is_valid():
         study = _create(request, form)
         if study is not None:
@@ -61,8 +61,15 @@ def study_new(request):
     return render(
         request,
         "annotation/research/study_new.html",
-        {"form": form, "preview": preview_of(form if form.is_bound else None)},
+        # The first visit previews the prefilled sample, as the round form does.
+        {
+            "form": form,
+            "preview": preview_of(form if form.is_bound else StudyForm(FIRST_STUDY_SAMPLE)),
+        },
     )
+
+
+FIRST_STUDY_SAMPLE = {"n_items": 24, "seed": 1, "design": "extremes_first"}
 
 
 def _create(request, form: StudyForm) -> Study | None:

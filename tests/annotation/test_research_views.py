@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import re
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -459,6 +460,58 @@ def test_explicit_round_refuses_conversations_used_in_a_study(client, researcher
     )
     assert response.status_code == 200 and str(used) in response.content.decode()
     assert not Study.objects.filter(name="Leaky").exists()
+
+
+def _round_post(clinician, **fields) -> dict:
+    return {
+        "name": "Sourced",
+        "seed": 1,
+        "clinicians": [clinician.pk],
+        "feedback": "end",
+        "min_exact": 0.5,
+        "min_adjacent": 0.8,
+        "min_alpha": 0.4,
+        **fields,
+    }
+
+
+def test_a_round_checks_only_the_chosen_sources_fields(client, researcher, conversations):
+    """Found 9: the hidden fields of the sources not chosen are neither checked nor read."""
+    c1 = make_clinician("src")
+    client.force_login(researcher)
+    ids = trace_ids(conversations, 2)
+    explicit = _round_post(
+        c1, source="explicit", trace_ids=f"{ids[0]} {ids[1]}", n_items="many", runs=["x"]
+    )
+    response = client.post(reverse("research_round_new"), explicit)
+    assert response.status_code == 302, response.context["form"].errors
+    study = Study.objects.get(name="Sourced")
+    assert sorted(study.items.values_list("trace_id", flat=True)) == ids
+    sampled = _round_post(c1, name="Sampled", source="sample", n_items=3, trace_ids="not ids")
+    assert client.post(reverse("research_round_new"), sampled).status_code == 302
+    assert Study.objects.get(name="Sampled").items.count() == 3
+    # The chosen source's own fields are still checked.
+    refused = client.post(reverse("research_round_new"), _round_post(c1, source="explicit"))
+    assert refused.context["form"].errors == {"trace_ids": ["List the conversations' trace ids."]}
+
+
+def test_the_round_form_groups_each_sources_fields_and_previews_on_first_visit(
+    client, researcher, conversations
+):
+    client.force_login(researcher)
+    body = client.get(reverse("research_round_new")).content.decode()
+    for source, field in (
+        ("sample", "n_items"),
+        ("explicit", "trace_ids"),
+        ("round", "source_round"),
+    ):
+        # A group runs to the next group or the end of the fieldset.
+        group = body.split(f'data-show-when="source={source}"', 1)[1]
+        group = re.split(r"data-show-when=|</fieldset>", group, maxsplit=1)[0]
+        assert f'name="{field}"' in group
+    # Found 9: the preview said nothing on the first visit while the count said 10.
+    total = body.split('data-testid="sample-total">', 1)[1].split("<", 1)[0]
+    assert total == "10" and "Enter the number of conversations" not in body
 
 
 @pytest.fixture
