@@ -157,6 +157,22 @@ def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
     return DimensionAlpha(dimension, float(value), len(raters), pairable.shape[1], None)
 
 
+# Below this many items compared, a round's agreement is a rough check whatever its targets.
+FIRM_CHECK_FLOOR = 5
+
+
+def items_for_a_firm_check(min_exact: float, min_adjacent: float) -> int:
+    """How many items a dimension needs before one item scored differently cannot alone
+    decide whether its targets are met: with n items, one miss moves agreement by 1/n, and
+    the clinician still meets a target t only while (n - 1) / n >= t, so n >= 1 / (1 - t);
+    at least FIRM_CHECK_FLOOR. The defaults (0.5 exact, 0.8 adjacent) need 5."""
+    needed = [FIRM_CHECK_FLOOR]
+    for target in (min_exact, min_adjacent):
+        if 0 < target < 1:  # a target of 1 fails on any miss however many items there are
+            needed.append(math.ceil(round(1 / (1 - target), 9)))
+    return max(needed)
+
+
 def disagreements(item_scores: dict[str, dict[str, int | None]], threshold: int = 2) -> list[str]:
     """Dimensions of one item where the clinicians' scores spread by `threshold` or more
     (max − min, not applicable ignored): the item's entries in the adjudication queue."""

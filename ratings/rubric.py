@@ -105,6 +105,14 @@ class Rubric:
                 return dimension
         raise KeyError(f"rubric {self.name} v{self.version} has no dimension {key!r}")
 
+    def label(self, key: str) -> str:
+        """How a person reads a dimension key: its label ("Workflow accuracy"); a key this
+        version does not hold (an older rubric's, a typo in a file) reads as words."""
+        for dimension in self.dimensions:
+            if dimension.key == key:
+                return dimension.label
+        return str(key).replace("_", " ").capitalize()
+
     def passes(self, score: float) -> bool:
         return score >= self.pass_threshold
 

@@ -48,6 +48,7 @@ PURE = (
     "annotation.planning",
     "annotation.quality_stats",
     "annotation.corrected",
+    "annotation.audit_wording",
 )
 RUN_MACHINERY = (
     "patientagentbench.runs",

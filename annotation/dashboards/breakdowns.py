@@ -22,6 +22,7 @@ from annotation.dashboards.figures import apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset, jury_scores
 from annotation.dashboards.tables import table
 from jury.models import Panel, Verdict
+from patientagentbench.cases.attribute_labels import attribute_label, value_label
 
 # --- breakdowns: by model, case attribute, judge or panel ---------------------------------------
 
@@ -65,12 +66,12 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
 
 
 def _group_heading(by: str) -> str:
-    return f"Case {by[5:]}" if by.startswith("attr:") else by.capitalize()
+    return attribute_label(by[5:]) if by.startswith("attr:") else by.capitalize()
 
 
 def _breakdown_label(by: str) -> str:
     if by.startswith("attr:"):
-        return f"by case {by[5:]}"
+        return f"by case {attribute_label(by[5:]).lower()}"
     return f"by {by}"
 
 
@@ -86,7 +87,7 @@ def _groups(ds: Dataset, by: str) -> Iterable[tuple[str, list[Rating]]]:
             for value in conversation.values_of(by[5:]):
                 values[value].add(trace)
         for value in sorted(values):
-            yield value, ds.ratings(values[value])
+            yield value_label(by[5:], value), ds.ratings(values[value])
     elif by == "judge" and ds.panel is not None:
         for judge in ds.panel.judges.order_by("name"):
             yield judge.name, ds.ratings(jury=jury_scores(ds.panel, traces, judge))

@@ -24,6 +24,13 @@ from annotation.models import Study, Submission
 from jury import aggregate
 from jury.models import Judge, Panel, Verdict
 from jury.verdicts import case_attributes, verdicts_of
+from patientagentbench.cases.attribute_labels import (
+    OptionGroup,
+    attribute_label,
+    banded,
+    option_groups,
+    ordered_keys,
+)
 from patientagentbench.models import Run, Task, Trace
 from ratings.rubric import REALISM, Rubric, cached_rubric
 
@@ -217,7 +224,8 @@ def _conversations(submissions, attribute: str) -> dict[int, Conversation]:
         "task__category",
     )
     conversations = {
-        row[0]: Conversation(*row[:8], attributes=case_attributes(row[8], row[9])) for row in rows
+        row[0]: Conversation(*row[:8], attributes=banded(case_attributes(row[8], row[9])))
+        for row in rows
     }
     if attribute:
         key, _, value = attribute.partition("=")
@@ -315,7 +323,7 @@ def facets(filters: Filters, page: str) -> list[dict]:
             [(r.pk, f"run {r.pk}" + (f" · {r.label}" if r.label else "")) for r in runs],
         ),
         ("model", "Model", [(m, m) for m in models]),
-        ("attribute", "Case attribute", [(a, a.replace("=", " = ")) for a in _attribute_options()]),
+        ("attribute", "Case attribute", _attribute_groups()),
         ("panel", "Jury panel", [(pk, name) for pk, name in panels]),
         ("judge", "One judge as the jury", [(j.pk, j.name) for j in judges]),
     ]
@@ -325,19 +333,24 @@ def facets(filters: Filters, page: str) -> list[dict]:
         rubric = _rubric(filters)
         dims = [(d.key, d.label) for d in rubric.dimensions]
         selects.append(("dimension", "Matrix dimension", dims))
-        keys = sorted({a.partition("=")[0] for a in _attribute_options()})
-        selects.append(("realism_by", "Realism by", [(k, k) for k in keys]))
-    return [
-        {
-            "name": name,
-            "label": label,
-            "options": [
-                {"value": str(v), "label": text, "selected": str(v) == chosen[name]}
-                for v, text in options
-            ],
-        }
-        for name, label, options in selects
-    ]
+        keys = ordered_keys(_attribute_values())
+        selects.append(("realism_by", "Realism by", [(k, attribute_label(k)) for k in keys]))
+    return [_select(name, label, options, chosen[name]) for name, label, options in selects]
+
+
+def _select(name: str, label: str, options: list, chosen: str) -> dict:
+    """A select's options, flat or (a list of OptionGroup) in optgroups."""
+
+    def option(value, text) -> dict:
+        return {"value": str(value), "label": text, "selected": str(value) == chosen}
+
+    if options and isinstance(options[0], OptionGroup):
+        groups = [
+            {"label": g.label, "options": [option(o.value, o.label) for o in g.options]}
+            for g in options
+        ]
+        return {"name": name, "label": label, "groups": groups, "options": []}
+    return {"name": name, "label": label, "options": [option(v, text) for v, text in options]}
 
 
 def study_kind(kind: str) -> str:
@@ -345,24 +358,24 @@ def study_kind(kind: str) -> str:
     return "calibration round" if kind == Study.Kind.CALIBRATION else "study"
 
 
-def _attribute_options(limit: int = 30) -> list[str]:
-    """key=value for every flat attribute of the reviewed cases (at most `limit` per key)."""
+def _attribute_values(limit: int = 30) -> dict[str, set[str]]:
+    """Each flat attribute of the reviewed cases with its values (ages in bands), for the
+    attributes with 2 to `limit` values: one value tells nothing, and more are free text."""
     tasks = Task.objects.filter(traces__review_items__isnull=False).distinct()
     values: dict[str, set[str]] = defaultdict(set)
     for attributes, category in tasks.values_list("attributes", "category"):
-        for key, value in case_attributes(attributes, category).items():
+        for key, value in banded(case_attributes(attributes, category)).items():
             for one in value if isinstance(value, list | tuple) else [value]:
                 if isinstance(one, str | int | float | bool):
                     values[key].add(str(one))
-    return [
-        f"{key}={value}"
-        for key in sorted(values)
-        if 2 <= len(values[key]) <= limit
-        for value in sorted(values[key])
-    ]
+    return {key: found for key, found in values.items() if 2 <= len(found) <= limit}
+
+
+def _attribute_groups() -> list[OptionGroup]:
+    return option_groups(_attribute_values())
 
 
 def _breakdown_options() -> list[tuple[str, str]]:
-    keys = sorted({a.partition("=")[0] for a in _attribute_options()})
+    keys = ordered_keys(_attribute_values())
     fixed = [("model", "by model"), ("judge", "by judge"), ("panel", "by panel")]
-    return fixed + [(f"attr:{k}", f"by case {k}") for k in keys]
+    return fixed + [(f"attr:{k}", f"by case {attribute_label(k).lower()}") for k in keys]

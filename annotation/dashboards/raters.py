@@ -17,6 +17,7 @@ from annotation.dashboards.common import agree, page_summary
 from annotation.dashboards.figures import apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset, study_kind, to_ratings
 from annotation.dashboards.tables import table
+from patientagentbench.cases.attribute_labels import attribute_label, value_label
 from ratings.scale import SCORES
 
 LEAST_REALISTIC = 15
@@ -46,7 +47,9 @@ def raters_page(ds: Dataset) -> dict:
         ),
         "drift": figure(_drift_figure(ds), "drift", "Drift: agreement with reference scores"),
         "realism": figure(
-            _realism_figure(ds, realism_by), "realism", f"Realism by case {realism_by}"
+            _realism_figure(ds, realism_by),
+            "realism",
+            f"Realism by case {attribute_label(realism_by).lower()}",
         ),
     }
     summary = page_summary(ds) | {"matrix_dimension": dimension, "realism_by": realism_by}
@@ -224,7 +227,7 @@ def _realism_table(ds: Dataset) -> dict:
         scores = list(counter.elements())
         rows.append(
             {
-                "value": value,
+                "value": value_label(attribute, value),
                 "dimension": ds.label(dimension),
                 "n": len(scores),
                 "mean": statistics.fmean(scores),
@@ -233,7 +236,7 @@ def _realism_table(ds: Dataset) -> dict:
             }
         )
     columns = [
-        ("value", f"Case {attribute}", "text"),
+        ("value", attribute_label(attribute), "text"),
         ("dimension", "Dimension", "text"),
         ("n", "Ratings", "int"),
         ("mean", "Mean", "num"),
@@ -241,7 +244,7 @@ def _realism_table(ds: Dataset) -> dict:
         *[(f"s{s}", f"{s}s", "int") for s in SCORES],
     ]
     note = "Every clinician's realism ratings (whatever their track), 1 implausible … 5 real."
-    return table(f"Realism by case {attribute}", columns, rows, note)
+    return table(f"Realism by case {attribute_label(attribute).lower()}", columns, rows, note)
 
 
 def _least_realistic_table(ds: Dataset) -> dict:
@@ -381,7 +384,7 @@ def _drift_figure(ds: Dataset) -> go.Figure:
 
 
 def _realism_figure(ds: Dataset, attribute: str) -> go.Figure:
-    title = f"Realism ratings by case {attribute} (share of ratings)"
+    title = f"Realism ratings by case {attribute_label(attribute).lower()} (share of ratings)"
     counts = _realism_counts(ds, attribute)
     keys = [k for k in _realism_keys(ds) if any(d == k for _, d in counts)]
     if not keys:
@@ -391,12 +394,14 @@ def _realism_figure(ds: Dataset, attribute: str) -> go.Figure:
     )
     colours = ("#cf222e", "#e16f24", "#bf8700", "#2da44e", "#116329")
     values = sorted({v for v, _ in counts})
+    # The axis reads "provider access", "45–64", never the stored snake_case value.
+    shown = [value_label(attribute, v) for v in values]
     for col, key in enumerate(keys, start=1):
         totals = {v: sum(counts[(v, key)].values()) or 1 for v in values}
         for score, colour in zip(SCORES, colours, strict=True):
             fig.add_trace(
                 go.Bar(
-                    y=values,
+                    y=shown,
                     x=[counts[(v, key)].get(score, 0) / totals[v] for v in values],
                     orientation="h",
                     name=str(score),

@@ -15,6 +15,7 @@ from annotation.models import Assignment, Clinician, Study
 from annotation.people import researcher_label
 from annotation.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
+from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task, Trace
 from patientagentbench.views.forms import SEED_MAX, RowChoices
 
@@ -118,7 +119,7 @@ class SampleForm(forms.Form):
         self.fields["models"].choices = [(m, m) for m in sorted(models)]
         values = _attribute_values(traces)
         for name in FILTERED_ATTRIBUTES:
-            self.fields[name].choices = [(v, v.replace("_", " ")) for v in values[name]]
+            self.fields[name].choices = [(v, value_label(name, v)) for v in values[name]]
 
     def sample(self) -> Sample:
         data = self.cleaned_data
@@ -275,9 +276,22 @@ class RoundForm(SampleForm):
             )
         return sorted({int(part) for part in raw})
 
+    # Each source's own fields; the form shows and checks only the chosen source's (a field
+    # of another source, hidden on the page, may hold anything and is not read).
+    SOURCE_FIELDS = {
+        "sample": ("runs", "n_items", "design", *FILTERED_ATTRIBUTES, "models", "outcome"),
+        "explicit": ("trace_ids",),
+        "round": ("source_round",),
+    }
+
     def clean(self):
         data = super().clean()
         source = data.get("source")
+        for other, names in self.SOURCE_FIELDS.items():
+            if other != source and source in self.SOURCE_FIELDS:
+                for name in names:
+                    self._errors.pop(name, None)
+                    data.pop(name, None)
         if source == "sample" and not data.get("n_items"):
             self.add_error("n_items", "How many conversations should the sampler draw?")
         if source == "explicit" and not data.get("trace_ids"):

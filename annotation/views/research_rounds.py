@@ -21,18 +21,23 @@ from annotation.views.research_studies import preview_of
 from patientagentbench.roles import STAFF_ROLES, role_required
 from patientagentbench.views.forms import ids_in
 
+FIRST_SAMPLE = {"source": "sample", "n_items": 10, "seed": 1}
+
 
 @role_required(*STAFF_ROLES)
 def round_new(request):
-    form = RoundForm(request.POST or None, initial={"n_items": 10})
+    form = RoundForm(request.POST or None, initial=FIRST_SAMPLE)
     if request.method == "POST" and form.is_valid():
         study = _create(request, form)
         if study is not None:
             return redirect("research_references", pk=study.pk)
+    # The first visit previews the sample the prefilled fields ask for (it said nothing while
+    # the number box already said 10); a posted form previews what was posted.
+    previewed = form if form.is_bound else RoundForm(FIRST_SAMPLE)
     return render(
         request,
         "annotation/research/round_new.html",
-        {"form": form, "preview": preview_of(form if form.is_bound else None)},
+        {"form": form, "preview": preview_of(previewed)},
     )
 
 

@@ -14,7 +14,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication, blind, lifecycle
+from annotation import adjudication, audit_wording, blind, lifecycle
 from annotation.export import write_csv
 from annotation.models import Assignment, Study
 from annotation.studies import (
@@ -25,8 +25,10 @@ from annotation.studies import (
     progress_by_item,
 )
 from annotation.views.research_forms import RoundForm, SampleForm, StudyForm
+from patientagentbench.cases.attribute_labels import stratum_label
 from patientagentbench.models import Trace
 from patientagentbench.roles import ADJUDICATING_ROLES, STAFF_ROLES, has_role, role_required
+from ratings.rubric import cached_rubric as load_rubric
 
 
 @role_required(*ADJUDICATING_ROLES)
@@ -54,7 +56,7 @@ def study_list(request):
 
 @role_required(*STAFF_ROLES)
 def study_new(request):
-    form = StudyForm(request.POST or None, initial={"n_items": 24})
+    form = StudyForm(request.POST or None, initial=FIRST_STUDY_SAMPLE)
     if request.method == "POST" and form.is_valid():
         study = _create(request, form)
         if study is not None:
@@ -63,8 +65,15 @@ def study_new(request):
     return render(
         request,
         "annotation/research/study_new.html",
-        {"form": form, "preview": preview_of(form if form.is_bound else None)},
+        # The first visit previews the prefilled sample, as the round form does.
+        {
+            "form": form,
+            "preview": preview_of(form if form.is_bound else StudyForm(FIRST_STUDY_SAMPLE)),
+        },
     )
+
+
+FIRST_STUDY_SAMPLE = {"n_items": 24, "seed": 1, "design": "extremes_first"}
 
 
 def _create(request, form: StudyForm) -> Study | None:
@@ -111,6 +120,10 @@ def preview_of(form: SampleForm | None) -> dict | None:
     if any(name in form.errors for name in sampling) or not form.cleaned_data.get("n_items"):
         return {"error": "Enter the number of conversations and a seed to see the sample."}
     preview = form.sample().preview()
+    rubric = load_rubric()
+    for stratum in preview["strata"]:
+        label = rubric.label(stratum["dimension"])
+        stratum["text"] = stratum_label(stratum["dimension"], stratum["bucket"], label)
     preview["work"] = _work(form, preview["total"])
     asked = form.cleaned_data["n_items"]
     # Fewer match than asked for: say so rather than silently previewing what exists.
@@ -229,7 +242,7 @@ def item_audit(request, pk):
         "item": blind.header_of(pk),
         "blind": is_blind,
         "can_manage": has_role(request.user, *STAFF_ROLES),
-        "events": blind.trail(pk, blind=is_blind),
+        "events": [(event, _sentence(event, pk)) for event in blind.trail(pk, blind=is_blind)],
         "submissions": blind.submissions(pk),
         "decisions": blind.decisions(pk),
     }
@@ -241,3 +254,9 @@ def item_audit(request, pk):
             .get()
         )
     return render(request, "annotation/research/audit.html", context)
+
+
+def _sentence(event, item_pk: int) -> str:
+    return audit_wording.sentence(
+        event.action, event.detail, event.who, item=item_pk, label=load_rubric().label
+    )

@@ -22,6 +22,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
 from annotation import drafts, reviewing
+from annotation.calibration import items_for_a_firm_check
 from annotation.models import TRACKS, Assignment, Study
 from annotation.reviewing import (
     FLAGS,
@@ -543,18 +544,23 @@ class RoundOutcome:
     missed: tuple[str, ...]
     status: str  # "passed", "not yet", "waiting"
     next_step: str
+    items: int = 0  # the fewest items compared on a dimension
+    rough: bool = False  # too few items for the targets to be more than a rough check
 
 
 def round_outcome(clinician, study: Study, agreement: list) -> RoundOutcome:
     compared = [a for a in agreement if a.meets is not None]
     missed = tuple(a.label for a in compared if not a.meets)
     status = round_result(clinician, study)
+    items = min((a.compared for a in compared), default=0)
     return RoundOutcome(
         met=len(compared) - len(missed),
         of=len(compared),
         missed=missed,
         status=status,
         next_step=_next_step(study, status, bool(missed)),
+        items=items,
+        rough=0 < items < items_for_a_firm_check(study.min_exact, study.min_adjacent),
     )
 
 

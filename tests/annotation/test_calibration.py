@@ -18,6 +18,7 @@ from annotation.calibration import (
     compare,
     dimension_alpha,
     disagreements,
+    items_for_a_firm_check,
     round_report,
 )
 
@@ -279,3 +280,10 @@ def test_disagreements_are_exactly_the_wide_spreads(item, threshold):
     for d in DIMS:
         values = [s[d] for s in item.values() if s.get(d) is not None]
         assert (d in found) == (len(values) >= 2 and max(values) - min(values) >= threshold)
+
+
+def test_a_firm_check_needs_enough_items_that_one_miss_cannot_decide_a_dimension():
+    assert items_for_a_firm_check(0.5, 0.8) == 5  # 4 of 5 within one still meets 0.8
+    assert items_for_a_firm_check(0.5, 0.9) == 10
+    assert items_for_a_firm_check(0.2, 0.5) == 5  # never fewer than the floor
+    assert items_for_a_firm_check(0.5, 1.0) == 5  # a target of 1 fails on any miss anyway

@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import json
+import re
 import zipfile
 
 import pytest
@@ -578,3 +580,40 @@ def test_the_alpha_table_leads_with_values_and_sums_up_what_cannot_be_computed(
     assert line.startswith(f"{len(hidden)} not computable (")
     assert "fewer than 2 raters gave scores" in line and line in body
     assert 'data-testid="alpha-not-computable"' in body
+
+
+def test_filters_and_the_realism_chart_read_as_words(client, researcher, scored):
+    """Found 7: raw `age = 27` / `traits.health_literacy = high` options and snake_case axis
+    labels. Options are grouped per attribute, ages in bands, values and axes in words."""
+    client.force_login(researcher)
+    url = reverse("research_dashboard_raters") + "?realism_by=subtask"
+    body = client.get(url).content.decode()
+    assert '<optgroup label="Subtask">' in body and '<optgroup label="Age">' in body
+    assert ">Health literacy: " in body
+    labels = re.findall(r'<option value="[^"]*=[^"]*"[^>]*>([^<]*)</option>', body)
+    assert labels and not [t for t in labels if "_" in t or "=" in t or "traits." in t]
+    assert not [t for t in labels if re.fullmatch(r"Age: \d+", t)]  # bands, never one year
+    assert "Realism by case subtask" in body
+
+    data = dashboards.page_data("raters", Filters(realism_by="subtask"))
+    traces = json.loads(data["figures"]["realism"]["json"])["data"]
+    axis = {y for trace in traces for y in trace["y"]}
+    subtasks = {c.attributes["subtask"] for c in dashboards.load(Filters()).conversations.values()}
+    assert any("_" in s for s in subtasks)  # the raw values do hold snake_case
+    assert axis and not [y for y in axis if "_" in y]
+    assert {row[0] for row in data["tables"]["realism"]["rows"]} == axis
+
+
+def test_a_banded_age_filter_narrows_the_conversations(scored):
+    everyone = dashboards.load(Filters()).conversations.values()
+    band = next(iter(everyone)).attributes["age"]
+    assert band in {"under-18", "18-29", "30-44", "45-64", "65+"}
+    narrowed = dashboards.load(Filters(attribute=f"age={band}")).conversations.values()
+    assert narrowed and all(c.attributes["age"] == band for c in narrowed)
+
+
+def test_breakdown_groups_and_heading_read_as_words(scored):
+    data = dashboards.page_data("jury", Filters(breakdown="attr:subtask"))
+    table = data["tables"]["breakdown"]
+    assert table["columns"][0]["label"] == "Subtask"
+    assert table["rows"] and not [row for row in table["rows"] if "_" in row[0]]

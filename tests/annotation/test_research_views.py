@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import re
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -281,6 +282,17 @@ def test_the_preview_partial_counts_the_sample(client, researcher, conversations
     assert sum(s["selected"] for s in preview["strata"]) == 4  # outcome strata: one each
     assert preview["work"]["reviews"] == 12 and preview["work"]["each"] == 6
     assert "operations: 1 per item, 0 chosen" in body
+    # Strata as words: "Automatic checks: failed", never "outcome = failed".
+    assert "Automatic checks: failed" in body and "outcome = " not in body
+
+
+def test_the_preview_names_per_model_strata_in_words(client, researcher, conversations):
+    client.force_login(researcher)
+    body = client.get(
+        reverse("research_study_preview"),
+        {"kind": "study", "n_items": 4, "seed": 1, "design": "per_model"},
+    ).content.decode()
+    assert "Model: sim-steady" in body and "model = " not in body
 
 
 def test_the_preview_says_when_fewer_match_than_asked_for(client, researcher, conversations):
@@ -320,8 +332,26 @@ def test_study_page_and_item_audit_trail(client, researcher, pair):
     body = audit_page.content.decode()
     assert "misread the refill" in body and "v2" in body and "submitted" in body
     assert a.user.username not in body  # the clinician acts under their code
-    actions = [e.action for e in audit_page.context["events"]]
+    actions = [e.action for e, _what in audit_page.context["events"]]
     assert actions.index("assigned") < actions.index("submitted") < actions.index("revised")
+
+
+def test_the_audit_trail_reads_as_sentences_with_dimension_labels(client, researcher, pair):
+    study, a, _b = pair
+    assignment = a.assignments.first()
+    submit_scores(assignment, default=3, clinical_safety=4)
+    client.force_login(researcher)
+    response = client.get(reverse("research_item_audit", args=[assignment.item_id]))
+    body = response.content.decode()
+    item = assignment.item_id
+    assert f"{researcher.username} assigned item {item} to {a.code}." in body
+    assert f"{a.code} submitted scores for item {item} (version 1)." in body
+    assert "Clinical safety: 4" in body  # the submitted scores, by label
+    # No Python dict, no dict repr escaped for HTML, and no raw dimension key on the page.
+    main = body.split("<main", 1)[1].split("</main>", 1)[0]
+    assert "{" not in main and "}" not in main
+    assert "&#x27;clinician&#x27;" not in body and "'clinician'" not in body
+    assert "clinical_safety" not in body and "draft_saved" not in body
 
 
 def test_closing_a_study_is_audited(client, researcher, pair):
@@ -431,6 +461,58 @@ def test_explicit_round_refuses_conversations_used_in_a_study(client, researcher
     )
     assert response.status_code == 200 and str(used) in response.content.decode()
     assert not Study.objects.filter(name="Leaky").exists()
+
+
+def _round_post(clinician, **fields) -> dict:
+    return {
+        "name": "Sourced",
+        "seed": 1,
+        "clinicians": [clinician.pk],
+        "feedback": "end",
+        "min_exact": 0.5,
+        "min_adjacent": 0.8,
+        "min_alpha": 0.4,
+        **fields,
+    }
+
+
+def test_a_round_checks_only_the_chosen_sources_fields(client, researcher, conversations):
+    """Found 9: the hidden fields of the sources not chosen are neither checked nor read."""
+    c1 = make_clinician("src")
+    client.force_login(researcher)
+    ids = trace_ids(conversations, 2)
+    explicit = _round_post(
+        c1, source="explicit", trace_ids=f"{ids[0]} {ids[1]}", n_items="many", runs=["x"]
+    )
+    response = client.post(reverse("research_round_new"), explicit)
+    assert response.status_code == 302, response.context["form"].errors
+    study = Study.objects.get(name="Sourced")
+    assert sorted(study.items.values_list("trace_id", flat=True)) == ids
+    sampled = _round_post(c1, name="Sampled", source="sample", n_items=3, trace_ids="not ids")
+    assert client.post(reverse("research_round_new"), sampled).status_code == 302
+    assert Study.objects.get(name="Sampled").items.count() == 3
+    # The chosen source's own fields are still checked.
+    refused = client.post(reverse("research_round_new"), _round_post(c1, source="explicit"))
+    assert refused.context["form"].errors == {"trace_ids": ["List the conversations' trace ids."]}
+
+
+def test_the_round_form_groups_each_sources_fields_and_previews_on_first_visit(
+    client, researcher, conversations
+):
+    client.force_login(researcher)
+    body = client.get(reverse("research_round_new")).content.decode()
+    for source, field in (
+        ("sample", "n_items"),
+        ("explicit", "trace_ids"),
+        ("round", "source_round"),
+    ):
+        # A group runs to the next group or the end of the fieldset.
+        group = body.split(f'data-show-when="source={source}"', 1)[1]
+        group = re.split(r"data-show-when=|</fieldset>", group, maxsplit=1)[0]
+        assert f'name="{field}"' in group
+    # Found 9: the preview said nothing on the first visit while the count said 10.
+    total = body.split('data-testid="sample-total">', 1)[1].split("<", 1)[0]
+    assert total == "10" and "Enter the number of conversations" not in body
 
 
 @pytest.fixture

@@ -339,7 +339,7 @@ def test_a_locked_study_says_why_and_takes_no_work(logged_in, traces, me, resear
 # --- calibration -----------------------------------------------------------------------------
 
 
-def calibration_round(traces, me, researcher, feedback):
+def calibration_round(traces, me, researcher, feedback, n=2):
     round_ = create_study(
         StudySpec(
             status="open",
@@ -350,7 +350,7 @@ def calibration_round(traces, me, researcher, feedback):
             min_exact=0.5,
             min_adjacent=0.8,
         ),
-        [t.pk for t in traces[:2]],
+        [t.pk for t in traces[:n]],
         [me],
         researcher,
     )
@@ -392,6 +392,21 @@ def test_immediate_feedback_after_each_item_and_a_round_summary(logged_in, trace
     assert re.findall(r"(\d+)%", triage) == ["50", "100"]
     assert "nothing to compare" in summary  # helpfulness: the reference says not applicable
     assert "not yet" in summary  # safety within one 50% < 80%
+    # Found 9: two items decide nothing firmly, and the summary says so.
+    caveat = re.search(r'data-testid="rough-check">(.*?)</p>', summary, re.S).group(1)
+    assert caveat.startswith("Based on 2 items; few items make this a rough check")
+
+
+def test_a_round_with_enough_items_reads_without_the_rough_check_caveat(
+    logged_in, traces, me, researcher, sim_models
+):
+    cases = create_case_set("review-cases-more", 5, 12)
+    more = list(simulated_run(suite=cases, models=sim_models[:1], max_turns=6).traces.all())
+    round_ = calibration_round(more, me, researcher, Study.Feedback.END, n=5)
+    for n, assignment in enumerate(mine(me, round_)):
+        logged_in.post(url("review_submit", assignment.code), complete(nonce=f"f{n}"))
+    summary = logged_in.get(reverse("review_round", args=[round_.code])).content.decode()
+    assert "You met the targets on" in summary and "rough check" not in summary
 
 
 def test_feedback_at_the_end_waits_for_the_last_item(logged_in, traces, me, researcher):

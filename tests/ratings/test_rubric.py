@@ -230,3 +230,10 @@ def test_the_loader_imports_no_django():
         for alias in node.names
     } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert not any(name and name.startswith("django") for name in imported)
+
+
+def test_label_reads_a_dimension_key_as_its_label(rubric):
+    assert rubric.label("workflow_accuracy") == "Workflow accuracy"
+    assert rubric.label("patient_profile_realism") == "Patient profile realism"
+    # A key this version lacks (an older rubric's) still reads as words, never snake_case.
+    assert rubric.label("bedside_manner") == "Bedside manner"

@@ -247,3 +247,43 @@ def test_run_detail_says_how_many_conversations_hit_which_limit(
     assert "4 answered" in body
     assert "1 hit the tool-call limit in one turn" in body
     assert "1 the agent repeated one call three times" in body
+
+
+def _running_shown(client, run) -> str:
+    body = client.get(reverse("run_detail", args=[run.pk])).content.decode()
+    return body.split('data-testid="running-count">', 1)[1].split("<", 1)[0]
+
+
+def test_the_running_count_counts_claimed_traces_and_those_that_just_ended(
+    client, researcher, office_suite, sim_models
+):
+    """Issue 20 Must 8: 'Running 0' stayed 0 through a live run. A claimed trace is running;
+    and as a simulated conversation lasts milliseconds and the page polls each second, a
+    trace that ended a moment ago was running too: both count while the run is live."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from patientagentbench.runs.execution import claim
+
+    run = launch_run(
+        suite=office_suite,
+        models=sim_models,
+        repetitions=2,
+        tasks=list(office_suite.tasks.filter(task_id__in=["retrieve-001", "schedule-001"])),
+        enqueue=False,
+    )
+    first, second, third, *_rest = run.traces.order_by("pk")
+    assert claim(first.pk, "worker-a") is not None  # queued → running
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
+    now = timezone.now()
+    Trace.objects.filter(pk=second.pk).update(
+        status=Trace.Status.DONE, started_at=now, finished_at=now - timedelta(seconds=1)
+    )
+    Trace.objects.filter(pk=third.pk).update(  # ended long ago: not running lately
+        status=Trace.Status.DONE, started_at=now, finished_at=now - timedelta(minutes=5)
+    )
+    client.force_login(researcher)
+    assert _running_shown(client, run) == "2"
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.FINISHED)
+    assert _running_shown(client, run) == "0"  # an ended run has nothing running
