@@ -71,7 +71,7 @@ def test_a_blind_adjudicator_decides_a_dispute_without_seeing_the_model(
 
     page.locator(f"a[href='/research/items/{item.pk}/audit/']").click()
     expect(page.locator("h1")).to_have_text(f"Audit trail · item {item.pk}")
-    expect(page.get_by_test_id("events")).to_contain_text("adjudicated")
+    expect(page.get_by_test_id("events")).to_contain_text("decided Clinical safety")
     expect(page.locator("body")).to_contain_text("Sent to urgent care")
     assert_unnamed(page)
     screenshot(page, "adjudicator-audit")
