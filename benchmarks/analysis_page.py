@@ -13,29 +13,20 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.scratch import scratch_django  # noqa: E402
+
 REPEATS = 5
 TARGET_MS = 200
 
 
 def main() -> None:
-    var_dir = Path(tempfile.mkdtemp(prefix="pab-analysis-bench-"))
-    os.environ.update(
-        PAB_VAR_DIR=str(var_dir),
-        DATABASE_URL=f"sqlite:///{var_dir / 'db.sqlite3'}",
-        CELERY_BROKER_URL="filesystem://",
-        CACHE_URL="",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="WARNING",
-    )
-    import django
-
-    django.setup()
+    scratch_django("pab-analysis-bench-")
     from django.contrib.auth.models import User
     from django.core.cache import cache
     from django.core.management import call_command

@@ -20,35 +20,25 @@ with its query count; and the planner on the study as its pilot.
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.scratch import scratch_django  # noqa: E402
+
 CASES, MODELS, REPETITIONS = 70, ("agent-steady", "agent-careless"), 3
 PER_TRACK, OVERLAP, JUDGES = 6, 3, 3
 REQUESTS, WARM_TARGET_MS, COLD_TARGET_S = 30, 300, 2.0
 
 
 def setup_django() -> None:
-    var_dir = Path(tempfile.mkdtemp(prefix="pab-dashboards-bench-"))
-    os.environ.update(
-        PAB_VAR_DIR=str(var_dir),
-        DATABASE_URL=f"sqlite:///{var_dir / 'db.sqlite3'}",
-        CELERY_BROKER_URL="filesystem://",
-        CACHE_URL="",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="WARNING",
-    )
-    import django
-
-    django.setup()
+    scratch_django("pab-dashboards-bench-")
     from django.core.management import call_command
     from django.test.utils import setup_test_environment
 

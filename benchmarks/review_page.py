@@ -12,15 +12,16 @@ which must not grow with the queue.
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.scratch import scratch_django  # noqa: E402
+
 TURNS, REQUESTS, TARGET_MS = 30, 60, 50
 QUEUE = 2000
 
@@ -50,18 +51,7 @@ def conversation(turns: int) -> list[dict]:
 
 
 def main() -> None:
-    var_dir = Path(tempfile.mkdtemp(prefix="pab-review-bench-"))
-    os.environ.update(
-        PAB_VAR_DIR=str(var_dir),
-        DATABASE_URL=f"sqlite:///{var_dir / 'db.sqlite3'}",
-        CELERY_BROKER_URL="filesystem://",
-        CACHE_URL="",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="WARNING",
-    )
-    import django
-
-    django.setup()
+    scratch_django("pab-review-bench-")
     from django.contrib.auth.models import Group, User
     from django.core.management import call_command
     from django.db import connection

@@ -24,9 +24,7 @@ SAMPLES = {"ana-dob": "When was Ana Silva born?", "bo-dob": "When was Bo Chen bo
 
 
 def make_log(folder: Path, *, epochs: int = 3, model_name: str = "mockllm/model") -> Path:
-    import inspect_ai.model._model as inspect_model
     from inspect_ai import Task
-    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, get_model
     from inspect_ai.scorer import includes
@@ -62,16 +60,19 @@ def make_log(folder: Path, *, epochs: int = 3, model_name: str = "mockllm/model"
         epochs=epochs,
         name="chart-lookup",
     )
+    return run_offline(task, get_model(model_name, custom_outputs=script()), folder)
+
+
+def run_offline(task, model, folder: Path) -> Path:
+    """Run `task` on `model` with Inspect, offline, one sample at a time (a script's turns stay
+    in order), and return the log's path."""
+    import inspect_ai.model._model as inspect_model
+    from inspect_ai import eval as inspect_eval
+
     saved = inspect_model.count_text_tokens
     inspect_model.count_text_tokens = lambda text: max(1, len(text.split()))
     try:
-        logs = inspect_eval(
-            task,
-            model=get_model(model_name, custom_outputs=script()),
-            log_dir=str(folder),
-            display="none",
-            max_samples=1,  # the script's turns stay in order
-        )
+        logs = inspect_eval(task, model=model, log_dir=str(folder), display="none", max_samples=1)
     finally:
         inspect_model.count_text_tokens = saved
     assert logs[0].status == "success", logs[0].error
@@ -85,9 +86,7 @@ def make_multiturn_log(folder: Path, *, epochs: int = 2) -> Path:
     """A conversation with a simulated user, as Inspect evals build one: a solver that lets
     the agent answer, then asks a second model (the user simulator) for the user's next
     message, until the user says goodbye."""
-    import inspect_ai.model._model as inspect_model
     from inspect_ai import Task
-    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ChatMessageUser, ModelOutput, get_model
     from inspect_ai.scorer import includes
@@ -143,17 +142,5 @@ def make_multiturn_log(folder: Path, *, epochs: int = 2) -> Path:
         epochs=epochs,
         name="reschedule-chat",
     )
-    saved = inspect_model.count_text_tokens
-    inspect_model.count_text_tokens = lambda text: max(1, len(text.split()))
-    try:
-        logs = inspect_eval(
-            task,
-            model=get_model("mockllm/model", custom_outputs=agent_script(), memoize=False),
-            log_dir=str(folder),
-            display="none",
-            max_samples=1,
-        )
-    finally:
-        inspect_model.count_text_tokens = saved
-    assert logs[0].status == "success", logs[0].error
-    return Path(logs[0].location)
+    agent = get_model("mockllm/model", custom_outputs=agent_script(), memoize=False)
+    return run_offline(task, agent, folder)

@@ -13,15 +13,20 @@ from patientagentbench.runs.launch import execute_inline, launch_run
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def finished_run(office_suite, sim_models):
-    run = launch_run(
+def two_task_run(office_suite, sim_models) -> Run:
+    """Two office tasks × the simulated models × 2 repetitions, queued, not run."""
+    return launch_run(
         suite=office_suite,
         models=sim_models,
         repetitions=2,
         tasks=list(office_suite.tasks.filter(task_id__in=["retrieve-001", "schedule-001"])),
         enqueue=False,
     )
+
+
+@pytest.fixture
+def finished_run(office_suite, sim_models):
+    run = two_task_run(office_suite, sim_models)
     execute_inline(run)
     return run
 
@@ -266,13 +271,7 @@ def test_the_running_count_counts_claimed_traces_and_those_that_just_ended(
 
     from patientagentbench.runs.execution import claim
 
-    run = launch_run(
-        suite=office_suite,
-        models=sim_models,
-        repetitions=2,
-        tasks=list(office_suite.tasks.filter(task_id__in=["retrieve-001", "schedule-001"])),
-        enqueue=False,
-    )
+    run = two_task_run(office_suite, sim_models)
     first, second, third, *_rest = run.traces.order_by("pk")
     assert claim(first.pk, "worker-a") is not None  # queued → running
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
