@@ -55,8 +55,37 @@ def echoes(reply: str, earlier: str) -> bool:
     return bool(a and b) and fuzz.ratio(a, b) >= ECHO_SIMILARITY
 
 
+# The patient offering to do the assistant's work: "I can ask your PCP about…", "Let me pull
+# up your chart", "I can help you schedule", "I'll book that for you". A real LLM patient
+# said the first; a patient says "my doctor", "can you ask…", "I can come in Tuesday".
+_OFFER = r"\b(?:i can|i could|i'll|i will|i am going to|i'm going to|let me|allow me to)\s+"
+_ASSISTANT_VERB = (
+    r"(?:ask|check|look|pull|send|schedule|book|reschedule|cancel|update|review|message|contact|"
+    r"reach|forward|notify|request|submit|transfer|connect|verify|confirm|note|add|flag|access|"
+    r"arrange|refill|renew|process|document|set|put|find|make|share)"
+)
+_YOUR_CARE = (
+    r"your\s+(?:pcp|primary care|doctor|physician|provider|care team|nurse|clinician|chart|"
+    r"records?|file|appointments?|prescriptions?|medications?|meds|refills?|pharmacy|insurance|"
+    r"account|results|labs?|visit|referral)\b"
+)
+_ASSISTANT_OFFER = re.compile(
+    _OFFER
+    + r"(?:"
+    + rf"{_ASSISTANT_VERB}\w*\s+(?:[\w']+\s+){{0,3}}?{_YOUR_CARE}"
+    + r"|help you\b|(?:schedule|book|reschedule|connect|transfer|refer) you\b"
+    + r"|(?:set|get) you (?:up|in|scheduled|booked|connected|an appointment)\b"
+    + rf"|{_ASSISTANT_VERB}\w*\b[^.?!]{{0,40}}\b(?:for you|on your behalf)\b"
+    + r")",
+    re.I,
+)
+
+
 def sounds_like_assistant(text: str) -> bool:
-    return bool(_ASSISTANT_VOICE.search(text))
+    """Whether a patient reply speaks as the clinic's assistant: its stock phrases, or an
+    offer to act on "your" doctor, chart or prescription, or to do something for "you"."""
+    text = text.replace("\u2019", "'")
+    return bool(_ASSISTANT_VOICE.search(text) or _ASSISTANT_OFFER.search(text))
 
 
 def persona_prompt(case: dict[str, Any]) -> str:
