@@ -91,6 +91,8 @@ def _converse(trace: Trace, claim: Claim | None = None):
         max_turns=run.max_turns,
         deadline=deadline,
     )
+    # A broken patient raised out of its reply; what it said before that is in its log.
+    result.patient_rejected_attempts = getattr(user, "rejected_attempts", [])
     if task.case is not None and result.end_reason == EndReason.USER_ENDED:
         result.end_reason = EndReason.PATIENT_ENDED
     result.world = world
@@ -125,6 +127,7 @@ def _save_result(trace: Trace, claim: Claim, result) -> None:
     trace.error = redact(result.error)
     trace.side_effects = list(result.world.side_effects)
     trace.final_state = result.world.final_state()
+    trace.patient_rejected_attempts = result.patient_rejected_attempts
     trace.tokens_in = result.tokens_in
     trace.tokens_out = result.tokens_out
     trace.latency_ms = result.latency_ms
@@ -148,6 +151,7 @@ RESULT_FIELDS = (
     "error",
     "side_effects",
     "final_state",
+    "patient_rejected_attempts",
     "tokens_in",
     "tokens_out",
     "latency_ms",

@@ -45,3 +45,56 @@ def test_an_agent_copying_the_patient_is_flagged_with_a_link_to_the_turn(
 @pytest.mark.django_db
 def test_a_conversation_without_faults_shows_none(client, researcher, scenario_trace):
     assert 'data-testid="faults"' not in page(client, researcher, scenario_trace)
+
+
+EVIL = "<script>alert('x')</script>"
+
+
+class ScriptedPatientModel:
+    """A patient model that first answers as the assistant (with markup), then as a patient."""
+
+    def __init__(self):
+        self.answers = [f"How can I help you today? {EVIL}", "I need my refill please. [END]"]
+
+    def complete(self, messages, tools, temperature, context):
+        from patientagentbench.providers.types import Completion
+
+        answer = self.answers.pop(0) if self.answers else "[END]"
+        return Completion(answer, [], thinking=f"thinking {EVIL}")
+
+
+@pytest.fixture
+def llm_patient_trace(db, sim_models, monkeypatch):
+    from patientagentbench.models import ModelConfig
+    from patientagentbench.runs import jobs
+
+    patient_model = ModelConfig.objects.create(
+        name="patient-llm", provider="simulated", model_id="sim-steady"
+    )
+    scripted, real = ScriptedPatientModel(), jobs.provider_for
+    monkeypatch.setattr(
+        jobs, "provider_for", lambda m: scripted if m.pk == patient_model.pk else real(m)
+    )
+    suite = create_case_set("llm-patient-cases", 1, seed=4)
+    run = launch_run(
+        suite=suite,
+        models=sim_models[:1],
+        max_turns=4,
+        patient_model=patient_model,
+        enqueue=False,
+    )
+    execute_inline(run)
+    return run.traces.get()
+
+
+@pytest.mark.django_db
+def test_the_llm_patients_rejected_answers_are_stored_and_shown_collapsed_and_escaped(
+    client, researcher, llm_patient_trace
+):
+    (attempt,) = llm_patient_trace.patient_rejected_attempts
+    assert attempt["rejected"] == "sounded like the assistant"
+    assert EVIL in attempt["text"] and EVIL in attempt["thinking"]
+    body = page(client, researcher, llm_patient_trace)
+    assert '<details class="card" data-testid="patient-rejected">' in body
+    assert "sounded like the assistant" in body
+    assert EVIL not in body and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in body

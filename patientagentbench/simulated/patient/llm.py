@@ -197,7 +197,8 @@ class LLMPatient:
     case: dict[str, Any]
     seed: int
     temperature: float = 1.0
-    # For researchers: each model call's raw text and thinking (never shown to the agent).
+    # For researchers: each model call's raw text and thinking (never shown to the agent);
+    # an answer asked for again or refused says why under "rejected".
     log: list[dict[str, Any]] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
@@ -216,17 +217,21 @@ class LLMPatient:
         conversation = self.flipped(visible)
         text, ended = self._ask(conversation, turn, attempt=0)
         if not text and not ended:
+            self._reject("empty")
             text, ended = self._ask(conversation, turn, attempt=1)
         elif text and self._copies(text, visible):
+            self._reject("copied the agent")
             reminded = [*conversation, Message(role="system", content=ECHO_REMINDER)]
             text, ended = self._ask(reminded, turn, attempt=1)
             if text and self._copies(text, visible):
+                self._reject("copied the agent again: the patient is broken")
                 raise EndConversation(
                     EndReason.PATIENT_BROKEN,
                     "the LLM patient copied a message twice instead of answering as the "
                     f"patient: {text[:200]!r}",
                 )
         elif text and sounds_like_assistant(text):
+            self._reject("sounded like the assistant")
             reminded = [*conversation, Message(role="system", content=ASSISTANT_REMINDER)]
             text, ended = self._ask(reminded, turn, attempt=1)
         if not text:
@@ -234,6 +239,15 @@ class LLMPatient:
             return None
         self._finished = ended
         return text
+
+    def _reject(self, why: str) -> None:
+        self.log[-1]["rejected"] = why
+
+    @property
+    def rejected_attempts(self) -> list[dict[str, Any]]:
+        """The answers asked for again or refused (turn, attempt, raw text, thinking and why):
+        stored on the trace for researchers, so a patient model's failures can be studied."""
+        return [entry for entry in self.log if entry.get("rejected")]
 
     @staticmethod
     def _copies(text: str, visible: list[tuple[str, str]]) -> bool:
