@@ -15,4 +15,11 @@ class Migration(migrations.Migration):
             name='patient_rejected_attempts',
             field=models.JSONField(blank=True, default=list),
         ),
+        # The trace's warnings (a call retried after a timeout) came with the same change
+        # (issue 21, Found 5): one migration for both.
+        migrations.AddField(
+            model_name='trace',
+            name='warnings',
+            field=models.JSONField(blank=True, default=list),
+        ),
     ]

@@ -98,3 +98,14 @@ def test_the_llm_patients_rejected_answers_are_stored_and_shown_collapsed_and_es
     assert '<details class="card" data-testid="patient-rejected">' in body
     assert "sounded like the assistant" in body
     assert EVIL not in body and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in body
+
+
+@pytest.mark.django_db
+def test_the_traces_warnings_are_shown(client, researcher, scenario_trace):
+    detail = f"a call to m timed out after 60 s and was retried (attempt 2) {EVIL}"
+    Trace.objects.filter(pk=scenario_trace.pk).update(
+        warnings=[{"kind": "timeout_retry", "model": "m", "attempt": 1, "detail": detail}]
+    )
+    body = page(client, researcher, scenario_trace)
+    assert 'data-testid="warnings"' in body and "timed out after 60 s" in body
+    assert EVIL not in body
