@@ -47,6 +47,7 @@ QUEUED, RUNNING, DONE, ERROR, CANCELLED = "queued", "running", "done", "error", 
 ENDED = (DONE, ERROR, CANCELLED)
 UNFINISHED = (QUEUED, RUNNING)
 BATCH_RUNNING, BATCH_CANCELLED, BATCH_STOPPED = "running", "cancelled", "stopped"
+BATCH_FINISHED = "finished"
 
 # Jobs run inline (no worker, no heartbeat) count as lost only after this long.
 STALE_INLINE = timedelta(minutes=30)
@@ -495,6 +496,16 @@ def wait_for(kind: JobKind, batch, stdout, stderr, draw: Callable[[dict], None])
                 )
             reported_lost = lost
         time.sleep(0.5)
+
+
+def exit_code(batch, counts: Mapping[str, int]) -> int:
+    """The one exit-code rule of every `--wait` command (run_benchmark, run_jury): 0 only when
+    the batch finished and every job in it ended without an error; 1 when any job errored or
+    was cancelled, or the batch was cancelled, stopped at its spend limit or failed. (2, no
+    worker running, is `wait_for`'s.) An errored trace used to exit 0 from run_benchmark
+    while a failed judge job exited 1 from run_jury."""
+    clean = batch.status == BATCH_FINISHED and not counts["error"] and not counts["cancelled"]
+    return 0 if clean else 1
 
 
 def stuck_message(kind: JobKind, batch_id: int, counts: dict, lost: int) -> str:
