@@ -109,3 +109,19 @@ def test_the_traces_warnings_are_shown(client, researcher, scenario_trace):
     body = page(client, researcher, scenario_trace)
     assert 'data-testid="warnings"' in body and "timed out after 60 s" in body
     assert EVIL not in body
+
+
+@pytest.mark.django_db
+def test_the_end_reason_is_in_the_run_pages_words_on_the_trace_page(
+    client, researcher, scenario_trace
+):
+    Trace.objects.filter(pk=scenario_trace.pk).update(end_reason="max_iterations")
+    body = page(client, researcher, scenario_trace)
+    assert "<b>hit the tool-call limit in one turn</b>" in body
+    assert "max_iterations" not in body
+    run_page = client.get(reverse("run_detail", args=[scenario_trace.run_id])).content.decode()
+    assert "(hit the tool-call limit in one turn)" in run_page and "max_iterations)" not in run_page
+    case_page = client.get(
+        reverse("case_detail", args=[scenario_trace.task.suite_id, scenario_trace.task_id])
+    ).content.decode()
+    assert "· hit the tool-call limit in one turn</span>" in case_page
