@@ -4,7 +4,8 @@ in the talk itself that no outcome check is about.
 - `agent_echo`: an agent reply that is the patient's last message said back, word for word
   (ignoring case, spacing and punctuation) or with a few words around it. A small model can
   copy its user's turn as its own answer; the patient then hears itself, and a transcript
-  read quickly can look like a real exchange.
+  read quickly can look like a real exchange. Only the same words count: a reply that
+  differs in a date or a number ("message 1" for "message 0") is a reply, however close.
 """
 
 from __future__ import annotations
@@ -12,12 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz
-
-# A reply this similar to the patient's message (0-100, rapidfuzz's normalised Indel ratio)
-# is the message said back; a reply that holds the message whole is one when the message is
-# at least this share of it (a reply that quotes the patient and then answers is not).
-ECHO_SIMILARITY = 90
+# A reply that holds the patient's message whole is a copy when the message is at least this
+# share of it (a reply that quotes the patient and then answers is not).
 ECHO_BULK = 0.6
 # "Yes." answered "Yes." is agreement, not a copy: shorter patient messages are not checked.
 ECHO_MIN_WORDS = 3
@@ -34,8 +31,6 @@ def copies(reply: str, message: str) -> bool:
     said, heard = normalised(reply), normalised(message)
     if len(heard.split()) < ECHO_MIN_WORDS or not said:
         return False
-    if fuzz.ratio(said, heard) >= ECHO_SIMILARITY:
-        return True
     return f" {heard} " in f" {said} " and len(heard) >= ECHO_BULK * len(said)
 
 

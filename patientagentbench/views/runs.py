@@ -251,9 +251,12 @@ def trace_detail(request, pk):
     )
 
 
-def _faults(turns) -> list[dict]:
+FAULTS_SHOWN = 20  # a runaway echoing thread lists its first faults and counts the rest
+
+
+def _faults(turns) -> dict:
     """What went wrong in the talk (`analysis.faults`), each with a link to its turn."""
-    return [
+    found = [
         {
             "flag": "agent_echo",
             "detail": "the agent's reply repeats the patient's last message word for word",
@@ -263,3 +266,4 @@ def _faults(turns) -> list[dict]:
         }
         for position in agent_echoes([(turn.speaker, turn.text) for turn in turns])
     ]
+    return {"shown": found[:FAULTS_SHOWN], "more": max(len(found) - FAULTS_SHOWN, 0)}

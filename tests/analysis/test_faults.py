@@ -39,6 +39,10 @@ def test_a_reply_that_is_the_patients_message_is_a_copy(reply):
         ("Yes.", "Yes."),  # a word of agreement is not a copy
         ("Thank you!", "Thank you!"),
         ("", PATIENT),
+        # Close is not the same: a long runaway thread of "message N xxx…" turns each differs
+        # from the last in one number.
+        ("message 1 " + "x" * 80, "message 0 " + "x" * 80),
+        ("Your date of birth is 1955-04-02, right?", "My date of birth is 1955-04-02."),
     ],
 )
 def test_an_answer_or_a_short_agreement_is_not(reply, message):

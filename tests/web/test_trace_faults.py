@@ -125,3 +125,16 @@ def test_the_end_reason_is_in_the_run_pages_words_on_the_trace_page(
         reverse("case_detail", args=[scenario_trace.task.suite_id, scenario_trace.task_id])
     ).content.decode()
     assert "· hit the tool-call limit in one turn</span>" in case_page
+
+
+@pytest.mark.django_db
+def test_a_thread_of_echoes_lists_the_first_twenty_and_counts_the_rest(
+    client, researcher, scenario_trace
+):
+    said = "My chest has hurt since Monday and it goes down my left arm."
+    messages = [{"role": "system", "content": "clinic assistant"}]
+    for _ in range(25):
+        messages += [{"role": "user", "content": said}, {"role": "assistant", "content": said}]
+    Trace.objects.filter(pk=scenario_trace.pk).update(messages=messages)
+    body = page(client, researcher, scenario_trace)
+    assert body.count("<code>agent_echo</code>") == 20 and "and 5 more" in body
