@@ -19,6 +19,7 @@ from annotation.studies import (
     StudyError,
     StudySpec,
     create_study,
+    names_shown_to_clinicians,
     progress_by_clinician,
     progress_by_item,
 )
@@ -55,6 +56,8 @@ def study_new(request):
         study = _create(request, form)
         if study is not None:
             messages.success(request, f"Created study “{study.name}” with {study.n_items} items.")
+            for warning in names_shown_to_clinicians(study):
+                messages.warning(request, warning)
             return redirect("research_study", pk=study.pk)
     return render(
         request,
@@ -156,6 +159,7 @@ def study_detail(request, pk):
             "has_references": study.is_calibration or any(row["is_reference"] for row in items),
             "checklist": lifecycle.checklist(study) if study.status == Study.Status.DRAFT else [],
             "assigned_range": _assigned_range(items),
+            "name_warnings": names_shown_to_clinicians(study),
         },
     )
 
