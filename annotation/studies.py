@@ -7,6 +7,7 @@ models and runs; nothing it returns is shown to a clinician.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -335,3 +336,44 @@ def _open_item_ids(study: Study, clinician: Clinician) -> set[int]:
 def _next_position(clinician: Clinician, study: Study) -> int:
     last = clinician.assignments.filter(item__study=study).order_by("-position").first()
     return (last.position + 1) if last else 0
+
+
+# --- names clinicians must not read -----------------------------------------------------------
+
+# Shorter names ("m", "qa") would match ordinary words: they are not looked for.
+SHORTEST_NAME = 3
+
+
+def identifying_names(study: Study) -> set[str]:
+    """The names a clinician must not learn, from the runs the study's conversations come
+    from: their models' names and ids, the patient model's, each run's label and "run N"."""
+    traces = Trace.objects.filter(pk__in=study.items.values("trace_id"))
+    names: set[str] = set()
+    for row in traces.values(
+        "model_name",
+        "model__model_id",
+        "run_id",
+        "run__label",
+        "run__patient_model__name",
+        "run__patient_model__model_id",
+    ).distinct():
+        names.update(value for value in row.values() if isinstance(value, str))
+        names.add(f"run {row['run_id']}")
+    return {name.strip() for name in names if len(name.strip()) >= SHORTEST_NAME}
+
+
+def names_shown_to_clinicians(study: Study) -> list[str]:
+    """Warnings, one per name: the study's name and instructions reach its clinicians, so a
+    model or run named there unblinds them."""
+    names = identifying_names(study)
+    warnings = []
+    for field, text in (("name", study.name), ("instructions", study.instructions)):
+        for name in sorted(names, key=str.lower):
+            if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text or "", re.IGNORECASE):
+                warnings.append(
+                    f"The study's {field} {'contain' if field == 'instructions' else 'contains'} "
+                    f"“{name}”, a model or run of its "
+                    "conversations; clinicians see the "
+                    f"{field}, so it unblinds them. Rename it before opening the study."
+                )
+    return warnings

@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from config.client_address import TrustedProxies
-from patientagentbench.env import env_bool, env_int, env_list, env_str
+from patientagentbench.env import env_bool, env_floats, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PAB_VAR_DIR", str(BASE_DIR / "var")))
@@ -350,6 +350,10 @@ PROVIDER_BASE_DELAY_S = float(env_str("PROVIDER_BASE_DELAY_S", "1.0"))
 # before the trace ends as an error; other transient errors get PROVIDER_MAX_ATTEMPTS.
 PROVIDER_RATE_LIMIT_PATIENCE_S = float(env_str("PROVIDER_RATE_LIMIT_PATIENCE_S", "300"))
 PROVIDER_TIMEOUT_S = float(env_str("PROVIDER_TIMEOUT_S", "60"))
+# One model config's own timeout: PROVIDER_TIMEOUT_S_<NAME>, the config's name upper-cased with
+# every other character as "_" ("qwen2.5-7b" reads PROVIDER_TIMEOUT_S_QWEN2_5_7B). A local
+# model's first call of a case (~2,450 prompt tokens, nothing cached) took 61-65 s.
+PROVIDER_TIMEOUTS_S = env_floats("PROVIDER_TIMEOUT_S_")
 
 # Jobs and lost workers (runs.workers). Each worker process beats every WORKER_HEARTBEAT_S;
 # one silent for WORKER_DEAD_AFTER_S has its claims requeued by the workers still alive, and
@@ -363,7 +367,7 @@ JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
 # spends all its attempts (each a timeout, then at most a 600 s Retry-After).
 LONGEST_JOB_S = (
     TRACE_WALL_CLOCK_S
-    + PROVIDER_MAX_ATTEMPTS * (PROVIDER_TIMEOUT_S + 600)
+    + PROVIDER_MAX_ATTEMPTS * (max([PROVIDER_TIMEOUT_S, *PROVIDER_TIMEOUTS_S.values()]) + 600)
     + PROVIDER_RATE_LIMIT_PATIENCE_S
 )
 # A message is acknowledged after its job ran (acks late, above) and goes back to the queue

@@ -1,6 +1,7 @@
 """Typed helpers for settings read from the environment."""
 
 import os
+import re
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -21,3 +22,17 @@ def env_int(name: str, default: int) -> int:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_suffix(name: str) -> str:
+    """A name as the end of a variable's name: "qwen2.5-7b" → "QWEN2_5_7B"."""
+    return re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
+
+
+def env_floats(prefix: str) -> dict[str, float]:
+    """Every `<prefix><SUFFIX>=number` set, by suffix (per-model settings)."""
+    return {
+        key[len(prefix) :]: float(value)
+        for key, value in os.environ.items()
+        if key.startswith(prefix) and len(key) > len(prefix) and value.strip()
+    }

@@ -260,6 +260,13 @@ class Trace(Job):
     final_state = models.JSONField(default=dict, blank=True)
     correctness = models.JSONField(null=True, blank=True)
     correct = models.BooleanField(null=True, blank=True)
+    # The LLM patient's answers it was asked again for or that were refused (an assistant's
+    # voice, a copy of the agent, nothing): turn, attempt, raw text, thinking and why. For
+    # researchers studying patient models; never shown to clinicians.
+    patient_rejected_attempts = models.JSONField(default=list, blank=True)
+    # What a researcher should know happened behind the conversation, e.g. a provider call
+    # retried after a timeout ({"kind": "timeout_retry", "model", "attempt", "detail"}).
+    warnings = models.JSONField(default=list, blank=True)
 
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)

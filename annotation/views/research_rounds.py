@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from annotation import adjudication, lifecycle
 from annotation.models import Clinician, Item, Qualification, Study
 from annotation.qualification import report_for
-from annotation.studies import StudyError, StudySpec, create_study
+from annotation.studies import StudyError, StudySpec, create_study, names_shown_to_clinicians
 from annotation.views.research_forms import ReferenceForm, RoundForm
 from annotation.views.research_studies import preview_of
 from patientagentbench.roles import STAFF_ROLES, role_required
@@ -68,6 +68,8 @@ def _create(request, form: RoundForm) -> Study | None:
         + (f"; {adopted} items took the consensus" if adopted else "")
         + ". It is a draft: write the reference scores, then open the round to its clinicians.",
     )
+    for warning in names_shown_to_clinicians(study):
+        messages.warning(request, warning)
     return study
 
 

@@ -21,6 +21,7 @@ from annotation.studies import (
     StudyError,
     StudySpec,
     create_study,
+    names_shown_to_clinicians,
     progress_by_clinician,
     progress_by_item,
 )
@@ -61,6 +62,8 @@ def study_new(request):
         study = _create(request, form)
         if study is not None:
             messages.success(request, f"Created study “{study.name}” with {study.n_items} items.")
+            for warning in names_shown_to_clinicians(study):
+                messages.warning(request, warning)
             return redirect("research_study", pk=study.pk)
     return render(
         request,
@@ -182,6 +185,10 @@ def study_detail(request, pk):
             if can_manage and study.status == Study.Status.DRAFT
             else [],
             "assigned_range": _assigned_range(rows),
+            # The warning names the model: never on a page blinded to it.
+            "name_warnings": names_shown_to_clinicians(study)
+            if can_manage and not is_blind
+            else [],
         },
     )
 

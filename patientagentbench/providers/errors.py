@@ -64,7 +64,7 @@ def _seconds_until_http_date(value: str | None, now: Callable[[], float]) -> flo
 def translate_sdk_error(exc: Exception, sdk: ModuleType, provider_name: str) -> ProviderError:
     """The neutral error for an exception raised by `sdk` (the openai or anthropic module)."""
     if isinstance(exc, sdk.APITimeoutError):
-        return TransientProviderError(f"{provider_name}: request timed out")
+        return TransientProviderError(f"{provider_name}: request timed out", timed_out=True)
     if isinstance(exc, sdk.APIConnectionError):
         return TransientProviderError(f"{provider_name}: connection failed ({_detail(exc)})")
     if isinstance(exc, sdk.APIStatusError):

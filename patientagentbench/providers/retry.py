@@ -25,13 +25,14 @@ def call_with_retries[T](
     sleep: Callable[[float], None] = time.sleep,
     rng: Callable[[], float] = random.random,
     clock: Callable[[], float] = time.monotonic,
+    on_retry: Callable[[TransientProviderError, int], None] | None = None,
 ) -> T:
     """Call `fn` until it succeeds, `max_attempts` calls have failed transiently, or (for
     429s, when `rate_limit_patience` > 0) the provider has been rate-limiting for that long.
 
     Permanent ProviderErrors propagate at once. A Retry-After longer than `max_retry_after`
     is not slept through: the error is re-raised so the job can be rescheduled instead of
-    holding a worker.
+    holding a worker. `on_retry(error, attempt)` hears of each failure that is retried.
     """
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
@@ -51,6 +52,8 @@ def call_with_retries[T](
                 failures += 1
                 if failures >= max_attempts:
                     raise
+            if on_retry is not None:
+                on_retry(error, attempt)
             sleep(backoff_delay(attempt, error.retry_after, base_delay, max_delay, rng))
 
 

@@ -116,10 +116,19 @@ class ProviderError(Exception):
 class TransientProviderError(ProviderError):
     """A call worth retrying: 429, 5xx, timeout, connection reset."""
 
-    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        retry_after: float | None = None,
+        status: int | None = None,
+        timed_out: bool = False,
+    ):
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
+        # The call ran past its timeout (client side, or HTTP 408): a retry then says the
+        # timeout may be too short for the model, which a researcher should hear about.
+        self.timed_out = timed_out or status == 408
 
 
 class Provider(Protocol):

@@ -243,9 +243,19 @@ def _t_detail(test: Mapping[str, Any], d_name: str = "d") -> str:
     )
 
 
+# Said when no cell has two valid runs: there is no pair of runs to diverge, and "no pair
+# diverged" would read as a finding (a run with one repetition showed it).
+ONE_REPETITION = "Only one repetition per cell: divergence needs at least two."
+TOO_FEW_VALID = "No cell has two valid runs: divergence needs at least two."
+
+
 def _divergence(stats: Mapping[str, Any]) -> list[Row]:
     paper = _get(stats, "paper", "divergence") or {}
     pairs = stats.get("divergence") or {}
+    if not stats.get("n_cells"):
+        dropped = stats.get("dropped_cells") or []
+        one_each = all((cell.get("n_runs") or 0) <= 1 for cell in dropped)
+        return [_row("First divergence", detail=ONE_REPETITION if one_each else TOO_FEW_VALID)]
     if paper.get("share_steps_1_2") is None and not pairs.get("n_pairs"):
         return [_row("First divergence", detail="No pair of runs diverged in any cell.")]
     rows = []

@@ -74,11 +74,12 @@ def _converse(trace: Trace, claim: Claim | None = None):
     run, task, model = trace.run, trace.task, trace.model
     world = build_world(task.suite, task)
     seed = trace_seed(task.task_id, model.name, trace.temperature, trace.repetition)
-    context = CallContext(seed=seed, task=task.as_data(), timeout_s=settings.PROVIDER_TIMEOUT_S)
+    context = CallContext(seed=seed, task=task.as_data(), timeout_s=jobs.timeout_for(model))
     tools = world.tool_schemas()
-    agent = jobs.GuardedProvider(model, TRACES, run.pk, claim)
+    warnings: list[dict] = []  # the agent's and the patient's calls retried after a timeout
+    agent = jobs.GuardedProvider(model, TRACES, run.pk, claim, warnings=warnings)
     if task.case is not None:
-        user = _patient(run, task, trace.repetition, claim)
+        user = _patient(run, task, trace.repetition, claim, warnings)
         system_prompt = system_prompt_for(task.case)
     else:
         user, system_prompt = TaskUser(task.prompt), task.suite.system_prompt
@@ -91,19 +92,22 @@ def _converse(trace: Trace, claim: Claim | None = None):
         max_turns=run.max_turns,
         deadline=deadline,
     )
+    # A broken patient raised out of its reply; what it said before that is in its log.
+    result.patient_rejected_attempts = getattr(user, "rejected_attempts", [])
     if task.case is not None and result.end_reason == EndReason.USER_ENDED:
         result.end_reason = EndReason.PATIENT_ENDED
     result.world = world
+    result.warnings = warnings
     return result
 
 
-def _patient(run: Run, task: Task, repetition: int, claim: Claim | None = None):
+def _patient(run: Run, task: Task, repetition: int, claim: Claim | None = None, warnings=None):
     """The same case and repetition meet the same patient, whichever agent is tested."""
     from patientagentbench.simulated.patient import patient_for  # heavy; scenario runs only
 
     seed = trace_seed(task.task_id, "patient", None, repetition)
     provider = (
-        jobs.GuardedProvider(run.patient_model, TRACES, run.pk, claim)
+        jobs.GuardedProvider(run.patient_model, TRACES, run.pk, claim, warnings=warnings)
         if run.patient_model
         else None
     )
@@ -125,6 +129,8 @@ def _save_result(trace: Trace, claim: Claim, result) -> None:
     trace.error = redact(result.error)
     trace.side_effects = list(result.world.side_effects)
     trace.final_state = result.world.final_state()
+    trace.patient_rejected_attempts = result.patient_rejected_attempts
+    trace.warnings = result.warnings
     trace.tokens_in = result.tokens_in
     trace.tokens_out = result.tokens_out
     trace.latency_ms = result.latency_ms
@@ -148,6 +154,8 @@ RESULT_FIELDS = (
     "error",
     "side_effects",
     "final_state",
+    "patient_rejected_attempts",
+    "warnings",
     "tokens_in",
     "tokens_out",
     "latency_ms",

@@ -26,6 +26,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from patientagentbench.conversation import EndConversation, EndReason
+from patientagentbench.env import env_suffix
 from patientagentbench.models import ModelConfig
 from patientagentbench.providers.factory import preload_sdks, shared_provider
 from patientagentbench.providers.retry import call_with_retries
@@ -46,6 +47,7 @@ QUEUED, RUNNING, DONE, ERROR, CANCELLED = "queued", "running", "done", "error", 
 ENDED = (DONE, ERROR, CANCELLED)
 UNFINISHED = (QUEUED, RUNNING)
 BATCH_RUNNING, BATCH_CANCELLED, BATCH_STOPPED = "running", "cancelled", "stopped"
+BATCH_FINISHED = "finished"
 
 # Jobs run inline (no worker, no heartbeat) count as lost only after this long.
 STALE_INLINE = timedelta(minutes=30)
@@ -234,15 +236,21 @@ def charge(kind: JobKind, batch_id: int, cost: Decimal) -> None:
         kind.batch_model.objects.filter(pk=batch_id).update(spent=F("spent") + cost)
 
 
+def timeout_for(model: ModelConfig) -> float:
+    """One call's timeout for a model config: its own PROVIDER_TIMEOUT_S_<NAME>, else
+    PROVIDER_TIMEOUT_S (a slow local model needs more than a hosted one)."""
+    return settings.PROVIDER_TIMEOUTS_S.get(env_suffix(model.name), settings.PROVIDER_TIMEOUT_S)
+
+
 def provider_for(model: ModelConfig):
-    """The process's shared client for a model config, with the job-wide timeout and the
-    model's output cap."""
+    """The process's shared client for a model config, with the model's timeout and output
+    cap."""
     return shared_provider(
         model.provider,
         model.model_id,
         model.base_url,
         model.api_key_env,
-        timeout=settings.PROVIDER_TIMEOUT_S,
+        timeout=timeout_for(model),
         max_output_tokens=model.max_output_tokens,
     )
 
@@ -250,7 +258,10 @@ def provider_for(model: ModelConfig):
 class GuardedProvider:
     """A provider call as a job makes it: batch still going and the job still ours, under the
     endpoint's concurrency limit, at most the model's output tokens, retried on
-    429/5xx/timeouts, its cost added to the batch as it happens."""
+    429/5xx/timeouts, its cost added to the batch as it happens. A call retried after a
+    timeout is logged and added to `warnings` (a list several providers of one job may share),
+    which the job stores: a retry that then succeeds (a local server has the prompt cached by
+    then) would otherwise hide a timeout too short for the model."""
 
     def __init__(
         self,
@@ -259,9 +270,32 @@ class GuardedProvider:
         batch_id: int,
         job_claim: Claim | None = None,
         provider=None,
+        warnings: list[dict] | None = None,
     ):
         self.model, self.kind, self.batch_id, self.claim = model, kind, batch_id, job_claim
         self.provider = provider or provider_for(model)
+        self.warnings = warnings if warnings is not None else []
+
+    def _retried(self, error, attempt: int) -> None:
+        if not getattr(error, "timed_out", False):
+            return
+        timeout = timeout_for(self.model)
+        detail = (
+            f"a call to {self.model.name} timed out after {timeout:g} s and was retried "
+            f"(attempt {attempt + 1}); if the model is this slow, raise "
+            f"PROVIDER_TIMEOUT_S_{env_suffix(self.model.name)}"
+        )
+        log.warning(
+            "%s %s: %s", self.kind.noun, self.claim.pk if self.claim else "(inline)", detail
+        )
+        self.warnings.append(
+            {
+                "kind": "timeout_retry",
+                "model": self.model.name,
+                "attempt": attempt,
+                "detail": detail,
+            }
+        )
 
     def complete(self, messages, tools, temperature, context):
         check_may_continue(self.kind, self.batch_id, self.claim)
@@ -276,6 +310,7 @@ class GuardedProvider:
             max_attempts=settings.PROVIDER_MAX_ATTEMPTS,
             base_delay=settings.PROVIDER_BASE_DELAY_S,
             rate_limit_patience=settings.PROVIDER_RATE_LIMIT_PATIENCE_S,
+            on_retry=self._retried,
         )
         charge(
             self.kind,
@@ -461,6 +496,16 @@ def wait_for(kind: JobKind, batch, stdout, stderr, draw: Callable[[dict], None])
                 )
             reported_lost = lost
         time.sleep(0.5)
+
+
+def exit_code(batch, counts: Mapping[str, int]) -> int:
+    """The one exit-code rule of every `--wait` command (run_benchmark, run_jury): 0 only when
+    the batch finished and every job in it ended without an error; 1 when any job errored or
+    was cancelled, or the batch was cancelled, stopped at its spend limit or failed. (2, no
+    worker running, is `wait_for`'s.) An errored trace used to exit 0 from run_benchmark
+    while a failed judge job exited 1 from run_jury."""
+    clean = batch.status == BATCH_FINISHED and not counts["error"] and not counts["cancelled"]
+    return 0 if clean else 1
 
 
 def stuck_message(kind: JobKind, batch_id: int, counts: dict, lost: int) -> str:

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from patientagentbench.analysis.faults import agent_echoes
 from patientagentbench.conversation import describe_end
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, role_required
@@ -271,5 +272,24 @@ def trace_detail(request, pk):
             "effect_cards": effect_cards(trace.side_effects),
             "state_sections": state_sections(trace.final_state),
             "final_state_pretty": pretty(trace.final_state),
+            "faults": _faults(whole.turns),
         },
     )
+
+
+FAULTS_SHOWN = 20  # a runaway echoing thread lists its first faults and counts the rest
+
+
+def _faults(turns) -> dict:
+    """What went wrong in the talk (`analysis.faults`), each with a link to its turn."""
+    found = [
+        {
+            "flag": "agent_echo",
+            "detail": "the agent's reply repeats the patient's last message word for word",
+            "anchor": turns[position].anchor,
+            "number": turns[position].number,
+            "page": position // TURNS_PER_PAGE + 1,
+        }
+        for position in agent_echoes([(turn.speaker, turn.text) for turn in turns])
+    ]
+    return {"shown": found[:FAULTS_SHOWN], "more": max(len(found) - FAULTS_SHOWN, 0)}

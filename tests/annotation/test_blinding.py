@@ -29,6 +29,7 @@ DISTINCT_MODELS = {
 }
 OTHER_NOTE = "PRIVATE-NOTE-OF-ANOTHER-CLINICIAN"
 REFERENCE_WHY = "REFERENCE-RATIONALE-NOT-YET-DUE"
+REJECTED_ANSWER = "A-PATIENT-MODEL-ANSWER-REFUSED"
 ALWAYS_FORBIDDEN = (
     "/traces/",
     "/runs/",
@@ -91,6 +92,11 @@ def blinded_world(researcher):
     cases = create_case_set("blinding-cases", 4, 5)
     run = simulated_run(suite=cases, models=models, repetitions=1, max_turns=8)
     traces = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
+    # The LLM patient's refused answers are for researchers only.
+    refused = {"turn": 1, "attempt": 0, "rejected": "empty"}
+    run.traces.update(
+        patient_rejected_attempts=[{**refused, "text": REJECTED_ANSWER, "thinking": ""}]
+    )
     me = _clinician("dr-me", Clinician.Track.BOTH)
     other = _clinician("dr-other", Clinician.Track.BOTH)
     study = create_study(
@@ -141,7 +147,11 @@ def blinded_world(researcher):
 
 def _forbidden(world) -> list[str]:
     run = world["run"]
-    tokens = list(ALWAYS_FORBIDDEN) + list(DISTINCT_MODELS) + [OTHER_NOTE, REFERENCE_WHY]
+    tokens = (
+        list(ALWAYS_FORBIDDEN)
+        + list(DISTINCT_MODELS)
+        + [OTHER_NOTE, REFERENCE_WHY, REJECTED_ANSWER]
+    )
     tokens.append(world["other"].code)
     for correctness in run.traces.values_list("correctness", flat=True):
         for check in (correctness or {}).get("checks", []):

@@ -307,3 +307,45 @@ def test_a_patient_repeating_itself_to_a_repeating_agent_is_not_broken():
     messages.append(Message(role="assistant", content="Please hold."))
     assert patient.reply(messages) == "Sorry, I don't understand."
     assert len(provider.calls) == 1
+
+
+# --- Rejected answers, kept for researchers ---------------------------------------------------
+
+
+def test_every_answer_asked_for_again_is_kept_with_why():
+    provider = FakeProvider(
+        Completion("How can I help you today?", [], thinking="act helpful"),
+        "I need my metformin refilled.",
+        "",
+        "Sorry, the metformin.",
+    )
+    patient = LLMPatient(provider, make_case(), seed=1)
+    patient.reply(agent_turn("Hello!"))
+    patient.reply(
+        agent_turn("Hello!")
+        + [
+            Message(role="user", content="I need my metformin refilled."),
+            Message(role="assistant", content="Which one?"),
+        ]
+    )
+    assert [(a["turn"], a["attempt"], a["rejected"]) for a in patient.rejected_attempts] == [
+        (1, 0, "sounded like the assistant"),
+        (2, 0, "empty"),
+    ]
+    first = patient.rejected_attempts[0]
+    assert first["text"] == "How can I help you today?" and first["thinking"] == "act helpful"
+
+
+def test_a_broken_patients_two_copies_are_kept():
+    import pytest
+
+    from patientagentbench.conversation import EndConversation
+
+    said = "Which pharmacy should I send it to?"
+    patient = LLMPatient(FakeProvider(said, said), make_case(), seed=1)
+    with pytest.raises(EndConversation):
+        patient.reply(agent_turn(said))
+    assert [a["rejected"] for a in patient.rejected_attempts] == [
+        "copied the agent",
+        "copied the agent again: the patient is broken",
+    ]

@@ -139,3 +139,58 @@ def test_a_provider_rate_limiting_for_a_while_slows_the_run_and_it_completes(
     assert statuses == [Trace.Status.DONE] * 4
     assert time.monotonic() - started >= 1.5  # it waited the window out
     assert requests > 8  # two calls per conversation, plus the refused ones
+
+
+def _one_task_run(office_suite, model):
+    run = launch_run(
+        suite=office_suite,
+        models=[model],
+        repetitions=1,
+        enqueue=False,
+        tasks=list(office_suite.tasks.filter(task_id="retrieve-001")),
+    )
+    execute_inline(run)
+    return run.traces.get()
+
+
+def test_a_call_retried_after_a_timeout_is_a_warning_on_the_trace_and_in_the_log(
+    server, office_suite, settings, caplog
+):
+    from tests.fakes.llm_server import delayed_reply
+
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    settings.PROVIDER_TIMEOUT_S = 0.3
+    server.script(OPENAI, delayed_reply(1.0))  # the first call runs past the timeout
+    model = ModelConfig.objects.create(
+        name="local-qwen2.5",
+        provider="openai_compatible",
+        model_id="x",
+        base_url=server.openai_base_url,
+    )
+    with caplog.at_level("WARNING", logger="patientagentbench.runs.jobs"):
+        trace = _one_task_run(office_suite, model)
+    assert trace.status == Trace.Status.DONE, trace.error  # the retry saved it...
+    (warning,) = trace.warnings  # ...and the researcher hears of it
+    assert warning["kind"] == "timeout_retry" and warning["model"] == "local-qwen2.5"
+    assert "timed out after 0.3 s" in warning["detail"]
+    assert "PROVIDER_TIMEOUT_S_LOCAL_QWEN2_5" in warning["detail"]
+    assert any("timed out after 0.3 s" in r.getMessage() for r in caplog.records)
+
+
+def test_a_model_with_its_own_timeout_waits_for_a_slow_answer(server, office_suite, settings):
+    from tests.fakes.llm_server import delayed_reply
+
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    settings.PROVIDER_TIMEOUT_S = 0.3
+    settings.PROVIDER_TIMEOUTS_S = {"LOCAL_QWEN2_5": 5.0}  # PROVIDER_TIMEOUT_S_LOCAL_QWEN2_5=5
+    server.script(OPENAI, delayed_reply(1.0))
+    model = ModelConfig.objects.create(
+        name="local-qwen2.5",
+        provider="openai_compatible",
+        model_id="x",
+        base_url=server.openai_base_url,
+    )
+    trace = _one_task_run(office_suite, model)
+    assert trace.status == Trace.Status.DONE, trace.error
+    assert trace.warnings == []
+    assert trace.latency_ms >= 1000  # it waited for the slow first answer, no retry

@@ -175,3 +175,30 @@ def test_a_test_that_cannot_be_computed_says_why_in_words():
     assert "Not computed: needs two groups of model, has 1." in details
     assert "Not computed for this study." in details
     assert sections["Consistency"][0]["detail"] == "Not computed: needs two complete pairs, has 1."
+
+
+def report_body(client, researcher, run) -> str:
+    client.force_login(researcher)
+    return client.get(reverse("run_report", args=[run.pk])).content.decode()
+
+
+def test_one_repetition_per_cell_says_divergence_needs_two_not_that_none_diverged(
+    client, researcher, office_suite, sim_models
+):
+    run = simulated_run(suite=office_suite, models=sim_models[:1], repetitions=1)
+    body = report_body(client, researcher, run)
+    assert "No pair of runs diverged" not in body
+    assert "Only one repetition per cell: divergence needs at least two." in body
+
+
+def test_two_repetitions_that_never_diverge_still_say_so():
+    from patientagentbench.results import findings
+
+    stats = {"n_cells": 3, "divergence": {"n_pairs": 0}, "paper": {"divergence": {}}}
+    sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
+    (row,) = sections["Where runs first diverge"]
+    assert row["detail"] == "No pair of runs diverged in any cell."
+    stats = {"n_cells": 0, "dropped_cells": [{"n_runs": 2, "n_valid": 1}]}
+    sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
+    (row,) = sections["Where runs first diverge"]
+    assert row["detail"] == "No cell has two valid runs: divergence needs at least two."

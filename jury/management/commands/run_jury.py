@@ -15,9 +15,9 @@ from patientagentbench.runs.workers import progress_bar
 class Command(BaseCommand):
     help = (
         "Score a run's conversations (or imported ones) with a jury panel, as background "
-        "judge jobs, and print the scoring's id. With --wait: a progress bar, then exit 0 when "
-        "every job finished, 1 when the scoring did not finish cleanly (cancelled, stopped at "
-        "the spend limit, or a judge job failed), 2 when no worker is running."
+        "judge jobs, and print the scoring's id. With --wait (or --inline): a progress bar, then "
+        "exit 0 only when every judge job finished without an error, 1 when any failed or was "
+        "cancelled (or the scoring stopped at the spend limit), 2 when no worker is running."
     )
 
     def add_arguments(self, parser):
@@ -139,8 +139,8 @@ class Command(BaseCommand):
             f"{counts['error']} failed, {counts['cancelled']} cancelled; spent "
             f"${jury_run.spent:.4f}."
         )
-        if jury_run.status != JuryRun.Status.FINISHED or counts["error"]:
-            sys.exit(1)
+        if code := jobs.exit_code(jury_run, counts):
+            sys.exit(code)
 
     def _draw(self, counts: dict, jury_run: JuryRun) -> None:
         bar = progress_bar(counts["percent"])

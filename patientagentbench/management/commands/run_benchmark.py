@@ -12,7 +12,12 @@ from patientagentbench.views.forms import parse_temperatures
 
 
 class Command(BaseCommand):
-    help = "Launch a benchmark run as background jobs and print its id."
+    help = (
+        "Launch a benchmark run as background jobs and print its id. With --wait: a progress "
+        "bar, then exit 0 only when every trace finished without an error, 1 when any errored "
+        "or was cancelled (or the run failed or stopped at the spend limit), 2 when no worker "
+        "is running."
+    )
 
     def add_arguments(self, parser):
         target = parser.add_mutually_exclusive_group(required=True)
@@ -118,8 +123,8 @@ class Command(BaseCommand):
             f"Run {run.pk} {run.status}: {counts['done']} done, {counts['error']} errors, "
             f"{counts['cancelled']} cancelled. {run.stop_reason}".rstrip()
         )
-        if run.status != Run.Status.FINISHED:
-            sys.exit(1)
+        if code := jobs.exit_code(run, counts):
+            sys.exit(code)
 
     def _draw(self, counts: dict, status: str) -> None:
         line = f"\r{progress_bar(counts)} {progress_words(counts)} ({status})"

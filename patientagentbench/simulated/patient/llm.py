@@ -55,8 +55,37 @@ def echoes(reply: str, earlier: str) -> bool:
     return bool(a and b) and fuzz.ratio(a, b) >= ECHO_SIMILARITY
 
 
+# The patient offering to do the assistant's work: "I can ask your PCP about…", "Let me pull
+# up your chart", "I can help you schedule", "I'll book that for you". A real LLM patient
+# said the first; a patient says "my doctor", "can you ask…", "I can come in Tuesday".
+_OFFER = r"\b(?:i can|i could|i'll|i will|i am going to|i'm going to|let me|allow me to)\s+"
+_ASSISTANT_VERB = (
+    r"(?:ask|check|look|pull|send|schedule|book|reschedule|cancel|update|review|message|contact|"
+    r"reach|forward|notify|request|submit|transfer|connect|verify|confirm|note|add|flag|access|"
+    r"arrange|refill|renew|process|document|set|put|find|make|share)"
+)
+_YOUR_CARE = (
+    r"your\s+(?:pcp|primary care|doctor|physician|provider|care team|nurse|clinician|chart|"
+    r"records?|file|appointments?|prescriptions?|medications?|meds|refills?|pharmacy|insurance|"
+    r"account|results|labs?|visit|referral)\b"
+)
+_ASSISTANT_OFFER = re.compile(
+    _OFFER
+    + r"(?:"
+    + rf"{_ASSISTANT_VERB}\w*\s+(?:[\w']+\s+){{0,3}}?{_YOUR_CARE}"
+    + r"|help you\b|(?:schedule|book|reschedule|connect|transfer|refer) you\b"
+    + r"|(?:set|get) you (?:up|in|scheduled|booked|connected|an appointment)\b"
+    + rf"|{_ASSISTANT_VERB}\w*\b[^.?!]{{0,40}}\b(?:for you|on your behalf)\b"
+    + r")",
+    re.I,
+)
+
+
 def sounds_like_assistant(text: str) -> bool:
-    return bool(_ASSISTANT_VOICE.search(text))
+    """Whether a patient reply speaks as the clinic's assistant: its stock phrases, or an
+    offer to act on "your" doctor, chart or prescription, or to do something for "you"."""
+    text = text.replace("\u2019", "'")
+    return bool(_ASSISTANT_VOICE.search(text) or _ASSISTANT_OFFER.search(text))
 
 
 def persona_prompt(case: dict[str, Any]) -> str:
@@ -168,7 +197,8 @@ class LLMPatient:
     case: dict[str, Any]
     seed: int
     temperature: float = 1.0
-    # For researchers: each model call's raw text and thinking (never shown to the agent).
+    # For researchers: each model call's raw text and thinking (never shown to the agent);
+    # an answer asked for again or refused says why under "rejected".
     log: list[dict[str, Any]] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
@@ -187,17 +217,21 @@ class LLMPatient:
         conversation = self.flipped(visible)
         text, ended = self._ask(conversation, turn, attempt=0)
         if not text and not ended:
+            self._reject("empty")
             text, ended = self._ask(conversation, turn, attempt=1)
         elif text and self._copies(text, visible):
+            self._reject("copied the agent")
             reminded = [*conversation, Message(role="system", content=ECHO_REMINDER)]
             text, ended = self._ask(reminded, turn, attempt=1)
             if text and self._copies(text, visible):
+                self._reject("copied the agent again: the patient is broken")
                 raise EndConversation(
                     EndReason.PATIENT_BROKEN,
                     "the LLM patient copied a message twice instead of answering as the "
                     f"patient: {text[:200]!r}",
                 )
         elif text and sounds_like_assistant(text):
+            self._reject("sounded like the assistant")
             reminded = [*conversation, Message(role="system", content=ASSISTANT_REMINDER)]
             text, ended = self._ask(reminded, turn, attempt=1)
         if not text:
@@ -205,6 +239,15 @@ class LLMPatient:
             return None
         self._finished = ended
         return text
+
+    def _reject(self, why: str) -> None:
+        self.log[-1]["rejected"] = why
+
+    @property
+    def rejected_attempts(self) -> list[dict[str, Any]]:
+        """The answers asked for again or refused (turn, attempt, raw text, thinking and why):
+        stored on the trace for researchers, so a patient model's failures can be studied."""
+        return [entry for entry in self.log if entry.get("rejected")]
 
     @staticmethod
     def _copies(text: str, visible: list[tuple[str, str]]) -> bool:
