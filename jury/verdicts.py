@@ -33,7 +33,8 @@ from typing import Any
 
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
-from jury import aggregate
+from annotation.models import Item
+from jury import aggregate, validity
 from jury.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
 from jury.consistency import compare_versions, retest
 from jury.models import Panel, Verdict
@@ -538,3 +539,66 @@ def version_comparison(before: Source, after: Source, **filters: Any):
     records = panel_records if before.panel.pk != after.panel.pk else judge_records
     threshold = rubric_of(after.panel).pass_threshold
     return compare_versions(records(before, **filters), records(after, **filters), threshold)
+
+
+# --- judge validity -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Validity:
+    """What the judge page shows beside consistency (jury.validity)."""
+
+    separations: list  # validity.Separation, each judge's dimensions then the panel's
+    warnings: dict[tuple[str, str], str]  # (judge, dimension) -> the red warning
+    summary: dict[str, dict[str, int]]  # judge -> counts (validity.summary)
+    references: list  # validity.ReferenceAgreement
+    n_checked: int  # conversations with an outcome check, passed or failed
+    n_unchecked: int  # conversations scored but never checked
+
+
+def panel_validity(panel: Panel, retest_rows: Iterable[Any] = (), **filters: Any) -> Validity:
+    """Each judge's (and the panel verdict's) separation of passing from failing
+    conversations, and agreement with the reference scores of calibration items."""
+    records = retest_records(panel, **filters)
+    panel_rows = [
+        {**row, "judge": validity.PANEL} for row in panel_records(Source(panel), **filters)
+    ]
+    conversations = {r["conversation"] for r in records}
+    outcomes = dict(Trace.objects.filter(pk__in=conversations).values_list("pk", "correct"))
+    separations = validity.separations(records, outcomes) + validity.separations(
+        panel_rows, outcomes
+    )
+    exact = {(r.judge, r.dimension): r.exact for r in retest_rows}
+    warnings = {
+        (row.judge, row.dimension): text
+        for row in separations
+        if (text := validity.warning(row, exact.get((row.judge, row.dimension))))
+    }
+    references = reference_scores(conversations)
+    return Validity(
+        separations=separations,
+        warnings=warnings,
+        summary=validity.summary(separations),
+        references=validity.reference_agreement(records, references)
+        + validity.reference_agreement(_rounded(panel_rows), references),
+        n_checked=sum(outcomes.get(c) is not None for c in conversations),
+        n_unchecked=sum(outcomes.get(c) is None for c in conversations),
+    )
+
+
+def _rounded(records: list[dict]) -> list[dict]:
+    """A panel's mean meets whole reference scores rounded half up, as the dashboards do."""
+    return [{**r, "score": None if r["score"] is None else int(r["score"] + 0.5)} for r in records]
+
+
+def reference_scores(trace_ids: Iterable[int]) -> dict[int, dict[str, int | None]]:
+    """trace -> dimension -> the reference score (None: not applicable), from calibration and
+    hidden reference items; the newest item's reference when a trace has several."""
+    found: dict[int, dict[str, int | None]] = {}
+    for trace_id, reference in (
+        Item.objects.filter(trace_id__in=list(trace_ids), reference__isnull=False)
+        .order_by("pk")
+        .values_list("trace_id", "reference")
+    ):
+        found[trace_id] = {dim: (ref or {}).get("score") for dim, ref in reference.items()}
+    return found

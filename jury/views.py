@@ -372,6 +372,7 @@ def consistency(request, pk):
     comparison = None
     if before and after and before_key != after_key:
         comparison = verdicts.version_comparison(before, after)
+    valid = verdicts.panel_validity(panel, rows)
     return render(
         request,
         "jury/consistency.html",
@@ -386,6 +387,17 @@ def consistency(request, pk):
             "after": after,
             "comparison": comparison,
             "same_panel": bool(before and after and before.panel.pk == after.panel.pk),
+            "validity": valid,
+            "separations": [
+                (row, valid.warnings.get((row.judge, row.dimension), ""))
+                for row in valid.separations
+            ],
+            "warnings": [
+                (row, valid.warnings[(row.judge, row.dimension)])
+                for row in valid.separations
+                if (row.judge, row.dimension) in valid.warnings
+            ],
+            "judge_summaries": sorted(valid.summary.items()),
         },
     )
 
