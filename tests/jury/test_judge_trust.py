@@ -54,4 +54,3 @@ def test_an_honest_judge_gets_no_warning(client, researcher, checked_run):
     body = client.get(reverse("jury_consistency", args=[panel.pk])).content.decode()
     assert 'data-testid="validity-warning"' not in body
     assert 'data-testid="validity"' in body and "separates" in body
-
