@@ -78,8 +78,10 @@ def launch_jury(
     spend_limit: Decimal | None = None,
     created_by=None,
     enqueue: bool = True,
+    trace_ids: list[int] | None = None,
 ) -> JuryRun:
-    """Queue a job for each conversation × judge × repetition not already scored.
+    """Queue a job for each conversation × judge × repetition not already scored (only the
+    given conversations of the run when `trace_ids` is given: a calibration round's items).
     `jury_run.unsent` says how many jobs the broker refused once the launch committed (they
     stay queued: `runs.dispatch`)."""
     if panel.imported:
@@ -87,7 +89,10 @@ def launch_jury(
     judges = list(panel.judges.select_related("model"))
     if not judges:
         raise JuryError(f"Panel {panel.name} has no judges.")
-    trace_ids = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
+    done = run.traces.filter(status=Trace.Status.DONE)
+    if trace_ids is not None:
+        done = done.filter(pk__in=list(trace_ids))
+    trace_ids = list(done.values_list("pk", flat=True))
     if not trace_ids:
         raise JuryError(f"Run {run.pk} has no finished conversations to score.")
     with transaction.atomic():

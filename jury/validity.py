@@ -21,8 +21,8 @@ Per judge × dimension (and for the panel's own verdict):
   wholly below, `not enough evidence` otherwise, and always when a group has fewer than
   MIN_GROUP conversations or the scores do not vary.
 
-Agreement with reference scores (calibration items) uses the clinician's comparison,
-`annotation.calibration.compare`, so a judge is measured exactly as a clinician is.
+Agreement with reference scores is a calibration round's result, computed by the clinician's
+own calibration functions and stored as a `JudgeQualification` (annotation.judge_calibration).
 
 Pure: plain data in, plain data out.
 """
@@ -38,8 +38,6 @@ from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
-
-from annotation.calibration import compare
 
 SEPARATES = "separates"
 INVERTS = "inverts"
@@ -236,60 +234,6 @@ def summary(rows: Iterable[Separation]) -> dict[str, dict[str, int]]:
         counts[INVERTS] += row.verdict == INVERTS
         counts["failing_higher"] += row.inverted_point
     return dict(out)
-
-
-# --- agreement with reference scores ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReferenceAgreement:
-    judge: str
-    dimension: str
-    n: int  # reference items compared (numeric on both sides)
-    exact: float | None
-    adjacent: float | None
-    excluded: int  # not applicable on either side
-
-
-def reference_agreement(
-    records: Iterable[Any], references: Mapping[Any, Mapping[str, int | None]]
-) -> list[ReferenceAgreement]:
-    """Per judge × dimension: a judge's first scored reading of each reference item against
-    the reference, by `annotation.calibration.compare` (the clinician's rule)."""
-    first: dict[tuple[str, str, Any], tuple[Any, int | None]] = {}
-    for record in records:
-        conversation = _get(record, "conversation")
-        dimension = str(_get(record, "dimension"))
-        if dimension not in references.get(conversation, {}):
-            continue
-        key = (str(_get(record, "judge")), dimension, conversation)
-        status = _get(record, "status")
-        if status not in ("ok", "not_applicable"):
-            continue  # a failed answer is no answer, never a comparison
-        score = _get(record, "score") if status == "ok" else None
-        repetition = _get(record, "repetition") or 0
-        if key not in first or repetition < first[key][0]:
-            first[key] = (repetition, score)
-    grouped: dict[tuple[str, str], list] = defaultdict(list)
-    for (judge, dimension, conversation), (_, score) in first.items():
-        grouped[(judge, dimension)].append(
-            compare({dimension: score}, {dimension: references[conversation][dimension]})
-        )
-    rows = []
-    for (judge, dimension), comparisons in sorted(grouped.items()):
-        compared = [c[dimension] for c in comparisons if dimension in c]
-        n = len(compared)
-        rows.append(
-            ReferenceAgreement(
-                judge,
-                dimension,
-                n,
-                sum(c.exact for c in compared) / n if n else None,
-                sum(c.adjacent for c in compared) / n if n else None,
-                len(comparisons) - n,
-            )
-        )
-    return rows
 
 
 def _fmt(value: float | None) -> str:

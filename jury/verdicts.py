@@ -33,11 +33,10 @@ from typing import Any
 
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
-from annotation.models import Item
 from jury import aggregate, validity
 from jury.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
 from jury.consistency import compare_versions, retest
-from jury.models import Panel, Verdict
+from jury.models import JudgeQualification, Panel, Verdict
 from patientagentbench.cache import memo
 from patientagentbench.models import ModelConfig, Run, Trace
 from ratings.rubric import Rubric, cached_rubric
@@ -551,14 +550,14 @@ class Validity:
     separations: list  # validity.Separation, each judge's dimensions then the panel's
     warnings: dict[tuple[str, str], str]  # (judge, dimension) -> the red warning
     summary: dict[str, dict[str, int]]  # judge -> counts (validity.summary)
-    references: list  # validity.ReferenceAgreement
+    qualifications: list  # JudgeQualification: agreement with a round's reference scores
     n_checked: int  # conversations with an outcome check, passed or failed
     n_unchecked: int  # conversations scored but never checked
 
 
 def panel_validity(panel: Panel, retest_rows: Iterable[Any] = (), **filters: Any) -> Validity:
     """Each judge's (and the panel verdict's) separation of passing from failing
-    conversations, and agreement with the reference scores of calibration items."""
+    conversations, and its calibration rounds' agreement with the reference scores."""
     records = retest_records(panel, **filters)
     panel_rows = [
         {**row, "judge": validity.PANEL} for row in panel_records(Source(panel), **filters)
@@ -574,31 +573,13 @@ def panel_validity(panel: Panel, retest_rows: Iterable[Any] = (), **filters: Any
         for row in separations
         if (text := validity.warning(row, exact.get((row.judge, row.dimension))))
     }
-    references = reference_scores(conversations)
     return Validity(
         separations=separations,
         warnings=warnings,
         summary=validity.summary(separations),
-        references=validity.reference_agreement(records, references)
-        + validity.reference_agreement(_rounded(panel_rows), references),
+        qualifications=list(
+            JudgeQualification.objects.filter(panel=panel).select_related("judge", "round")
+        ),
         n_checked=sum(outcomes.get(c) is not None for c in conversations),
         n_unchecked=sum(outcomes.get(c) is None for c in conversations),
     )
-
-
-def _rounded(records: list[dict]) -> list[dict]:
-    """A panel's mean meets whole reference scores rounded half up, as the dashboards do."""
-    return [{**r, "score": None if r["score"] is None else int(r["score"] + 0.5)} for r in records]
-
-
-def reference_scores(trace_ids: Iterable[int]) -> dict[int, dict[str, int | None]]:
-    """trace -> dimension -> the reference score (None: not applicable), from calibration and
-    hidden reference items; the newest item's reference when a trace has several."""
-    found: dict[int, dict[str, int | None]] = {}
-    for trace_id, reference in (
-        Item.objects.filter(trace_id__in=list(trace_ids), reference__isnull=False)
-        .order_by("pk")
-        .values_list("trace_id", "reference")
-    ):
-        found[trace_id] = {dim: (ref or {}).get("score") for dim, ref in reference.items()}
-    return found

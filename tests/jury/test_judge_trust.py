@@ -5,13 +5,16 @@ judge page, fail a calibration round, and not be offered the envelope verdict.""
 import pytest
 from django.urls import reverse
 
+from jury.qualification import standing
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import Trace
 from patientagentbench.suites.case_sets import create_case_set
+from ratings.rubric import cached_rubric
 from tests.finished_runs import simulated_run
 from tests.jury.conftest import make_panel, simulated_model
 
 pytestmark = pytest.mark.django_db
+SCORED = [d.key for d in cached_rubric().scored]
 
 
 @pytest.fixture
@@ -54,3 +57,63 @@ def test_an_honest_judge_gets_no_warning(client, researcher, checked_run):
     body = client.get(reverse("jury_consistency", args=[panel.pk])).content.decode()
     assert 'data-testid="validity-warning"' not in body
     assert 'data-testid="validity"' in body and "separates" in body
+
+
+def calibration_round(run, name="Round 1", min_exact=0.5):
+    """Every conversation of the run as a reference item whose reference agrees with its
+    outcome checks: 4 where they passed, 2 where they failed, on every scored dimension."""
+    from annotation.models import Item, Study
+
+    round_ = Study.objects.create(
+        kind=Study.Kind.CALIBRATION, name=name, min_exact=min_exact, min_adjacent=0.8
+    )
+    for trace in run.traces.order_by("pk"):
+        Item.objects.create(
+            study=round_,
+            trace=trace,
+            is_reference=True,
+            reference={d: {"score": 4 if trace.correct else 2, "why": ""} for d in SCORED},
+        )
+    return round_
+
+
+def calibrated(panel, round_):
+    from annotation import judge_calibration
+
+    for jury_run in judge_calibration.launch(panel, round_):
+        execute_inline(jury_run)
+    return judge_calibration.record(panel, round_)
+
+
+def test_a_consistent_but_inverted_judge_fails_its_calibration_round(checked_run, inverted_panel):
+    round_ = calibration_round(checked_run)
+    records = calibrated(inverted_panel, round_)
+    judge = inverted_panel.judges.get()
+    mine = [r for r in records if r.judge == judge]
+    assert {r.track for r in mine} == {"clinical", "operations"}
+    assert not any(r.passed for r in records)
+    safety = next(r for r in mine if r.track == "clinical").results["clinical_safety"]
+    assert safety["passed"] is False and safety["exact"] == 0.0 and safety["n"] == 12
+    assert "exact agreement 0.00 is below 0.50" in safety["reason"]
+    assert standing(inverted_panel).text.startswith("Not qualified: Panel inverted")
+
+
+def test_an_honest_judge_passes_and_the_record_is_never_rewritten(checked_run):
+    panel = make_panel("honest", simulated_model("sim-judge-a"))
+    # The references are coarse (4 or 2 throughout); an honest judge is within one of them.
+    round_ = calibration_round(checked_run, min_exact=0.3)
+    first = calibrated(panel, round_)
+    assert standing(panel).fully_qualified, [(r.rater, r.track, r.results) for r in first]
+    again = calibrated(panel, round_)
+    assert [(r.pk, r.at, r.results) for r in again] == [(r.pk, r.at, r.results) for r in first]
+
+
+def test_editing_a_prompt_takes_the_judge_out_of_qualification(checked_run):
+    panel = make_panel("honest", simulated_model("sim-judge-a"))
+    calibrated(panel, calibration_round(checked_run, min_exact=0.3))
+    assert standing(panel).fully_qualified
+    judge = panel.judges.get()
+    judge.prompt_version = "2"
+    judge.save()
+    assert not standing(panel).fully_qualified
+    assert not standing(panel, judge).fully_qualified

@@ -77,18 +77,3 @@ def test_warning_for_consistent_but_inverted_or_not_separating():
     assert validity.warning(flat, 0.5) == ""
     good = validity.separation("j", "d", [4, 5, 4, 5, 4, 5], [1, 2, 1, 2, 2, 1])
     assert validity.warning(good, 1.0) == ""
-
-
-def test_reference_agreement_uses_the_first_scored_reading():
-    records = [
-        {"judge": "j", "conversation": 1, "dimension": "d", "repetition": 1, "status": "ok",
-         "score": 1},
-        {"judge": "j", "conversation": 1, "dimension": "d", "repetition": 0, "status": "ok",
-         "score": 4},
-        {"judge": "j", "conversation": 2, "dimension": "d", "repetition": 0, "status": "ok",
-         "score": 5},
-        {"judge": "j", "conversation": 3, "dimension": "d", "repetition": 0,
-         "status": "not_applicable", "score": None},
-    ]  # fmt: skip
-    (row,) = validity.reference_agreement(records, {1: {"d": 4}, 2: {"d": 3}, 3: {"d": 2}})
-    assert (row.n, row.exact, row.adjacent, row.excluded) == (2, 0.5, 0.5, 1)
