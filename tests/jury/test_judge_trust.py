@@ -2,14 +2,21 @@
 consistent but reads the outcome checks backwards (`sim-judge-inverted`) must be flagged on the
 judge page, fail a calibration round, and not be offered the envelope verdict."""
 
+import csv
+import io
+
 import pytest
 from django.urls import reverse
 
+from annotation import agreement
+from annotation.envelope import OVERRIDDEN, WITHHELD
 from jury.qualification import standing
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import Trace
 from patientagentbench.suites.case_sets import create_case_set
 from ratings.rubric import cached_rubric
+from tests.annotation.test_dashboards import scored  # noqa: F401  (a fixture)
+from tests.annotation.test_research_views import conversations  # noqa: F401  (a fixture)
 from tests.finished_runs import simulated_run
 from tests.jury.conftest import make_panel, simulated_model
 
@@ -59,13 +66,13 @@ def test_an_honest_judge_gets_no_warning(client, researcher, checked_run):
     assert 'data-testid="validity"' in body and "separates" in body
 
 
-def calibration_round(run, name="Round 1", min_exact=0.5):
+def calibration_round(run, name="Round 1", min_exact=0.5, min_adjacent=0.8):
     """Every conversation of the run as a reference item whose reference agrees with its
     outcome checks: 4 where they passed, 2 where they failed, on every scored dimension."""
     from annotation.models import Item, Study
 
     round_ = Study.objects.create(
-        kind=Study.Kind.CALIBRATION, name=name, min_exact=min_exact, min_adjacent=0.8
+        kind=Study.Kind.CALIBRATION, name=name, min_exact=min_exact, min_adjacent=min_adjacent
     )
     for trace in run.traces.order_by("pk"):
         Item.objects.create(
@@ -100,8 +107,9 @@ def test_a_consistent_but_inverted_judge_fails_its_calibration_round(checked_run
 
 def test_an_honest_judge_passes_and_the_record_is_never_rewritten(checked_run):
     panel = make_panel("honest", simulated_model("sim-judge-a"))
-    # The references are coarse (4 or 2 throughout); an honest judge is within one of them.
-    round_ = calibration_round(checked_run, min_exact=0.3)
+    # The references are coarse (4 or 2 throughout, where a real reference is graded), so
+    # the round asks only that most scores lie within one of them.
+    round_ = calibration_round(checked_run, min_exact=0.0, min_adjacent=0.5)
     first = calibrated(panel, round_)
     assert standing(panel).fully_qualified, [(r.rater, r.track, r.results) for r in first]
     again = calibrated(panel, round_)
@@ -110,10 +118,84 @@ def test_an_honest_judge_passes_and_the_record_is_never_rewritten(checked_run):
 
 def test_editing_a_prompt_takes_the_judge_out_of_qualification(checked_run):
     panel = make_panel("honest", simulated_model("sim-judge-a"))
-    calibrated(panel, calibration_round(checked_run, min_exact=0.3))
+    calibrated(panel, calibration_round(checked_run, min_exact=0.0, min_adjacent=0.5))
     assert standing(panel).fully_qualified
     judge = panel.judges.get()
     judge.prompt_version = "2"
     judge.save()
     assert not standing(panel).fully_qualified
     assert not standing(panel, judge).fully_qualified
+
+
+# --- the envelope verdict is offered only for a qualified panel ----------------------------------
+
+
+@pytest.fixture
+def inverted_on_the_dashboard(scored, inverted_panel):  # noqa: F811
+    """The dashboards' clinician-scored conversations, scored by the inverted judge too, which
+    then takes (and fails) a calibration round on them."""
+    run = scored["study"].items.first().trace.run
+    execute_inline(
+        launch_jury(panel=inverted_panel, run=run, enqueue=False, trace_ids=scored["traces"])
+    )
+    round_ = calibration_round_of(scored["traces"])
+    assert not any(r.passed for r in calibrated(inverted_panel, round_))
+    return inverted_panel
+
+
+def calibration_round_of(trace_ids):
+    from annotation.models import Item, Study
+
+    round_ = Study.objects.create(kind=Study.Kind.CALIBRATION, name="Round on the dashboard")
+    for trace in Trace.objects.filter(pk__in=trace_ids):
+        Item.objects.create(
+            study=round_,
+            trace=trace,
+            is_reference=True,
+            reference={d: {"score": 4 if trace.correct else 2, "why": ""} for d in SCORED},
+        )
+    return round_
+
+
+def test_the_envelope_verdict_is_withheld_for_an_unqualified_panel(
+    client, researcher, inverted_on_the_dashboard
+):
+    client.force_login(researcher)
+    query = {"panel": inverted_on_the_dashboard.pk}
+    body = client.get(reverse("research_dashboard_jury"), query).content.decode()
+    assert 'data-testid="not-qualified"' in body and "Envelope verdicts withheld" in body
+    assert "withheld: not qualified" in body
+    # Neither the headline nor a verdict cell offers a verdict.
+    assert "not enough evidence on" not in body and 'title="not enough evidence"' not in body
+    csv_text = client.get(
+        reverse("research_dashboard_table", args=["jury", "envelope"]), query
+    ).content.decode()
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
+    assert rows and {r["verdict"] for r in rows} == {WITHHELD}
+
+
+def test_the_researcher_may_override_and_the_page_says_so(
+    client, researcher, inverted_on_the_dashboard
+):
+    client.force_login(researcher)
+    query = {"panel": inverted_on_the_dashboard.pk, "unqualified": "show"}
+    body = client.get(reverse("research_dashboard_jury"), query).content.decode()
+    assert 'data-testid="qualification-override"' in body
+    assert "Override: envelope verdicts shown for an unqualified jury" in body
+    assert "· override" in body and "withheld: not qualified" not in body
+    csv_text = client.get(
+        reverse("research_dashboard_table", args=["jury", "envelope"]), query
+    ).content.decode()
+    (safety,) = [
+        r for r in csv.DictReader(io.StringIO(csv_text)) if r["dimension"] == "Clinical safety"
+    ]
+    assert safety["verdict"] == f"{agreement.NOT_ENOUGH} ({OVERRIDDEN})"
+
+
+def test_a_qualified_panel_is_offered_its_verdict(client, researcher, scored):  # noqa: F811
+    client.force_login(researcher)
+    body = client.get(
+        reverse("research_dashboard_jury"), {"panel": scored["panel"].pk}
+    ).content.decode()
+    assert 'data-testid="not-qualified"' not in body and "withheld" not in body
+    assert "not enough evidence on Clinical safety" in body
