@@ -199,3 +199,22 @@ def test_a_qualified_panel_is_offered_its_verdict(client, researcher, scored):  
     ).content.decode()
     assert 'data-testid="not-qualified"' not in body and "withheld" not in body
     assert "not enough evidence on Clinical safety" in body
+
+
+def test_a_researcher_scores_a_round_with_a_panel_and_records_it(
+    client, researcher, checked_run, inverted_panel, settings
+):
+    round_ = calibration_round(checked_run)
+    client.force_login(researcher)
+    page = reverse("research_round_judges", args=[round_.pk])
+    assert "Score with this panel" in client.get(page).content.decode()
+    client.post(reverse("research_round_judges_score", args=[round_.pk, inverted_panel.pk]))
+    for jury_run in inverted_panel.jury_runs.all():
+        execute_inline(jury_run)
+    client.post(reverse("research_round_judges_record", args=[round_.pk, inverted_panel.pk]))
+    body = client.get(page).content.decode()
+    assert "not passed" in body and "exact agreement 0.00 is below 0.50" in body
+    board = client.get(
+        reverse("jury_leaderboard", args=[checked_run.pk, inverted_panel.pk])
+    ).content.decode()
+    assert 'data-testid="not-qualified"' in board and "has not passed a calibration round" in board
