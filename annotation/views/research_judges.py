@@ -19,7 +19,7 @@ from patientagentbench.roles import ADMIN, STAFF_ROLES, has_role, role_required
 
 @role_required(*STAFF_ROLES)
 def round_judges(request, pk):
-    round_ = get_object_or_404(Study, pk=pk, kind=Study.Kind.CALIBRATION)
+    round_ = get_object_or_404(Study, pk=pk)  # not a round: the page says so
     panels = Panel.objects.filter(
         imported=False, rubric_name=round_.rubric_name, rubric_version=round_.rubric_version
     )
@@ -49,7 +49,7 @@ def round_judges(request, pk):
 @role_required(*STAFF_ROLES)
 @require_POST
 def round_judges_score(request, pk, panel_pk):
-    round_ = get_object_or_404(Study, pk=pk, kind=Study.Kind.CALIBRATION)
+    round_ = get_object_or_404(Study, pk=pk)  # not a round: the page says so
     panel = get_object_or_404(Panel, pk=panel_pk, imported=False)
     is_admin = has_role(request.user, ADMIN)
     limit = None if is_admin else panel.approved_spend_limit
@@ -75,7 +75,7 @@ def round_judges_score(request, pk, panel_pk):
 @role_required(*STAFF_ROLES)
 @require_POST
 def round_judges_record(request, pk, panel_pk):
-    round_ = get_object_or_404(Study, pk=pk, kind=Study.Kind.CALIBRATION)
+    round_ = get_object_or_404(Study, pk=pk)  # not a round: the page says so
     panel = get_object_or_404(Panel, pk=panel_pk, imported=False)
     try:
         records = judge_calibration.record(panel, round_, by=request.user)
