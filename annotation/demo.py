@@ -16,9 +16,10 @@ import random
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation import lifecycle, reviewing
+from annotation import judge_calibration, lifecycle, reviewing
 from annotation.models import Assignment, Clinician, Item, Study
 from annotation.studies import StudySpec, create_study, reviewable_traces, sample_for
+from jury.models import Panel
 from ratings.rubric import cached_rubric
 
 DEMO_TRACKS = {
@@ -199,4 +200,25 @@ def _submit(assignment: Assignment) -> None:
         nonce=f"demo-{assignment.code}",
         seconds=rng.randint(120, 420),
         actor=assignment.clinician.user,
+    )
+
+
+def seed_jury_calibration(panel_name: str = "sim-jury") -> str:
+    """The demo jury takes the closed calibration round as its clinicians did: its result is
+    recorded (pass or not, as the judges earned it), so the dashboards show what a
+    qualification does. Idempotent: a record is written once."""
+    panel = Panel.objects.filter(name=panel_name).first()
+    round_ = Study.objects.filter(name=ROUND_ONE).first()
+    if panel is None or round_ is None:
+        return "No demo jury or calibration round; nothing to calibrate."
+    try:
+        judge_calibration.record(panel, round_)
+    except judge_calibration.CalibrationError as exc:
+        return f"Demo jury calibration skipped: {exc}"
+    passed = sorted(
+        q.track for q in panel.qualifications.filter(round=round_, judge__isnull=True, passed=True)
+    )
+    return (
+        f"Demo jury {panel.name} took {round_.name}: qualified on "
+        f"{', '.join(passed) if passed else 'no track'}."
     )

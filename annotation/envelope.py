@@ -629,3 +629,24 @@ def _near_threshold(figure: Figure, margin: float | None) -> bool:
         return False
     thresholds = [0.0] if margin is None else [-margin, margin]
     return any(abs(end - t) <= figure.mc_error for end in figure.ci for t in thresholds)
+
+
+# --- who may be offered the verdict ---------------------------------------------------------------
+
+WITHHELD = "withheld: jury not qualified"
+OVERRIDDEN = "shown by the researcher's override: the jury is not qualified"
+
+
+def offered(verdict: str, qualified: bool, override: bool) -> tuple[str, str]:
+    """The verdict a page may offer, and what it must say beside it. A jury earns the verdict
+    as a clinician earns a place in a study, by passing a calibration round on the dimension's
+    track; for an unqualified jury it is withheld unless the researcher overrides that, and
+    then the override is said wherever the verdict is shown."""
+    if qualified:
+        return verdict, ""
+    if override:
+        return verdict, OVERRIDDEN
+    return WITHHELD, (
+        "the jury has not passed a calibration round on this dimension's track; the researcher "
+        "may show the verdict anyway (“show verdicts for an unqualified jury”)"
+    )

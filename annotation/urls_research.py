@@ -12,6 +12,9 @@ from annotation.views import (
     research_dashboards as dashboards,
 )
 from annotation.views import (
+    research_judges as judges,
+)
+from annotation.views import (
     research_people as people,
 )
 from annotation.views import (
@@ -52,6 +55,17 @@ urlpatterns = [
     ),
     path("adjudication/", adjudication.adjudicator_home, name="research_adjudicator_home"),
     path("rounds/new/", rounds.round_new, name="research_round_new"),
+    path("rounds/<int:pk>/judges/", judges.round_judges, name="research_round_judges"),
+    path(
+        "rounds/<int:pk>/judges/<int:panel_pk>/score/",
+        judges.round_judges_score,
+        name="research_round_judges_score",
+    ),
+    path(
+        "rounds/<int:pk>/judges/<int:panel_pk>/record/",
+        judges.round_judges_record,
+        name="research_round_judges_record",
+    ),
     path(
         "qualifications/<int:pk>/reopen/",
         rounds.qualification_reopen,

@@ -5,7 +5,10 @@ Columns: `conversation` (the trace id, the key the clinicians' export uses too),
 judge name), `dimension`, `score` (empty unless scored; a panel's score may be a fraction,
 the mean of its judges), `status` (`ok`,
 `not_applicable`, `unparseable`, `truncated`, `na_not_allowed`, `error`),
-`rubric_version`, `repetition`.
+`rubric_version`, `repetition`, `qualified` (`yes` when the panel verdict, or the judge, has
+passed a calibration round on the dimension's track at its current rubric and prompt versions,
+`no` otherwise: an unqualified jury's numbers are not a clinician-equivalent measurement;
+empty for clinicians, whose calibration their study enforces).
 
 A panel verdict without a usable judge has no score; its status is `not_applicable` when
 every judge said so, else the worse failure (`aggregate.no_score_status`).
@@ -22,7 +25,8 @@ from pathlib import Path
 
 from jury.aggregate import no_score_status
 from jury.models import Panel
-from jury.verdicts import conversation_verdicts
+from jury.qualification import standing
+from jury.verdicts import conversation_verdicts, rubric_of
 from patientagentbench import csv_safe
 
 COLUMNS = (
@@ -34,6 +38,7 @@ COLUMNS = (
     "status",
     "rubric_version",
     "repetition",
+    "qualified",
 )
 FORMATS = ("csv", "parquet")
 
@@ -41,10 +46,18 @@ FORMATS = ("csv", "parquet")
 def score_rows(panels: Iterable[Panel] | None = None, run_id: int | None = None) -> Iterator[dict]:
     panels = list(panels) if panels is not None else list(Panel.objects.all())
     for panel in panels:
+        tracks = {d.key: d.track for d in rubric_of(panel).dimensions}
+        judges = {j.name: j for j in panel.judges.all()}
+        standings = {name: standing(panel, judge) for name, judge in judges.items()}
+        own = standing(panel)
         for conversation in conversation_verdicts(panel, run=run_id):
             for verdict in conversation.dimensions:
-                yield _jury_row(panel, conversation, verdict)
+                track = tracks.get(verdict.dimension, "")
+                yield _jury_row(panel, conversation, verdict) | {
+                    "qualified": _yes(own.is_qualified(track))
+                }
                 for answer in verdict.answers:
+                    judge_standing = standings.get(answer.judge)
                     yield {
                         "conversation": conversation.trace_id,
                         "rater_kind": "judge",
@@ -54,6 +67,9 @@ def score_rows(panels: Iterable[Panel] | None = None, run_id: int | None = None)
                         "status": answer.status,
                         "rubric_version": answer.rubric_version,
                         "repetition": answer.repetition,
+                        "qualified": _yes(
+                            judge_standing is not None and judge_standing.is_qualified(track)
+                        ),
                     }
 
 
@@ -71,6 +87,10 @@ def _jury_row(panel: Panel, conversation, verdict) -> dict:
     }
 
 
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
 def write_scores(path: Path, fmt: str, rows: Iterable[dict]) -> int:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
@@ -83,7 +103,7 @@ def write_csv(path: Path, rows: Iterable[dict]) -> int:
         writer = csv_safe.SafeDictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: "" if row[k] is None else row[k] for k in COLUMNS})
+            writer.writerow({k: "" if row.get(k) is None else row[k] for k in COLUMNS})
             count += 1
     return count
 
@@ -103,6 +123,7 @@ def write_parquet(path: Path, rows: Iterable[dict]) -> int:
             ("status", pa.string()),
             ("rubric_version", pa.string()),
             ("repetition", pa.int32()),
+            ("qualified", pa.string()),  # yes / no; null for clinicians
         ]
     )
     table = pa.Table.from_pylist(rows, schema=schema)

@@ -206,3 +206,63 @@ class Verdict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge} {self.dimension} {self.status} {self.score}"
+
+
+class JudgeQualification(models.Model):
+    """A judge's (or, with no judge, the panel verdict's) result in one calibration round: the
+    clinician's `annotation.Qualification` record, for a judge. Written once from the round's
+    reference items and never changed; a researcher may re-open it (the reason kept), which
+    takes it out of use without rewriting the result.
+
+    A judge is its model, prompt version and temperature: `prompt_version` is the judge's (for
+    the panel verdict, every judge's id and prompt version), so editing a prompt or the
+    panel's judges needs a new round."""
+
+    panel = models.ForeignKey(Panel, on_delete=models.PROTECT, related_name="qualifications")
+    judge = models.ForeignKey(
+        Judge, null=True, blank=True, on_delete=models.PROTECT, related_name="qualifications"
+    )
+    # A string reference, not an import: the jury never imports the review app.
+    round = models.ForeignKey(
+        "annotation.Study", on_delete=models.PROTECT, related_name="judge_qualifications"
+    )
+    rubric_name = models.CharField(max_length=60)
+    rubric_version = models.CharField(max_length=20)
+    track = models.CharField(max_length=16)
+    prompt_version = models.CharField(max_length=200)
+    # dimension -> {"passed": bool, "n": n, "exact": x, "adjacent": x, "excluded": n,
+    #               "reason": str}: the clinician's per-dimension result against the round's
+    # exact and adjacent thresholds.
+    results = models.JSONField(default=dict)
+    passed = models.BooleanField()
+    at = models.DateTimeField(auto_now_add=True)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    reopened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reopened_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["panel", "judge", "at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["panel", "judge", "round", "track", "prompt_version"],
+                name="one_judge_result_per_round_and_track",
+            ),
+            models.UniqueConstraint(
+                fields=["panel", "round", "track", "prompt_version"],
+                condition=models.Q(judge__isnull=True),
+                name="one_panel_result_per_round_and_track",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = self.judge.name if self.judge_id else f"panel {self.panel.name}"
+        return f"{who} in {self.round}, {self.track}: {'passed' if self.passed else 'not passed'}"
+
+    @property
+    def rater(self) -> str:
+        return self.judge.name if self.judge_id else "panel verdict"

@@ -75,6 +75,9 @@ class JudgeProfile:
     unparseable: float  # per-call rate of a malformed answer
     not_applicable: float  # per-call rate of a not-applicable answer, any dimension
     tokens_out: int = 90
+    # Reads the outcome checks backwards: a judge that is consistent and wrong, for showing
+    # (and testing) that consistency is not correctness (jury.validity).
+    inverted: bool = False
 
 
 PROFILES: dict[str, JudgeProfile] = {
@@ -84,6 +87,8 @@ PROFILES: dict[str, JudgeProfile] = {
                                 not_applicable=0.02),
     "sim-judge-c": JudgeProfile("sim-judge-c", bias=0.0, noise=1.2, unparseable=0.06,
                                 not_applicable=0.03, tokens_out=140),
+    "sim-judge-inverted": JudgeProfile("sim-judge-inverted", bias=0.0, noise=0.1,
+                                       unparseable=0.0, not_applicable=0.0, inverted=True),
 }  # fmt: skip
 MIN_NOISE_SCALE = 0.3  # temperature 0 still varies a little, as real judges do
 
@@ -167,6 +172,8 @@ def expected_score(profile: JudgeProfile, task: dict) -> float:
     dimension = str(task.get("dimension", ""))
     outcome = task.get("outcome_passed")
     outcome = outcome if isinstance(outcome, bool) else None
+    if profile.inverted and outcome is not None:
+        outcome = not outcome
     pull = OUTCOME_PULL.get(dimension, 0.5)
     score = BASE[None] + pull * (BASE[outcome] - BASE[None])
     if dimension in CUT_SHORT_DIMENSIONS:

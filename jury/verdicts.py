@@ -33,10 +33,10 @@ from typing import Any
 
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
-from jury import aggregate
+from jury import aggregate, validity
 from jury.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
 from jury.consistency import compare_versions, retest
-from jury.models import Panel, Verdict
+from jury.models import JudgeQualification, Panel, Verdict
 from patientagentbench.cache import memo
 from patientagentbench.models import ModelConfig, Run, Trace
 from ratings.rubric import Rubric, cached_rubric
@@ -529,3 +529,48 @@ def version_comparison(before: Source, after: Source, **filters: Any):
     records = panel_records if before.panel.pk != after.panel.pk else judge_records
     threshold = rubric_of(after.panel).pass_threshold
     return compare_versions(records(before, **filters), records(after, **filters), threshold)
+
+
+# --- judge validity -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Validity:
+    """What the judge page shows beside consistency (jury.validity)."""
+
+    separations: list  # validity.Separation, each judge's dimensions then the panel's
+    warnings: dict[tuple[str, str], str]  # (judge, dimension) -> the red warning
+    summary: dict[str, dict[str, int]]  # judge -> counts (validity.summary)
+    qualifications: list  # JudgeQualification: agreement with a round's reference scores
+    n_checked: int  # conversations with an outcome check, passed or failed
+    n_unchecked: int  # conversations scored but never checked
+
+
+def panel_validity(panel: Panel, retest_rows: Iterable[Any] = (), **filters: Any) -> Validity:
+    """Each judge's (and the panel verdict's) separation of passing from failing
+    conversations, and its calibration rounds' agreement with the reference scores."""
+    records = retest_records(panel, **filters)
+    panel_rows = [
+        {**row, "judge": validity.PANEL} for row in panel_records(Source(panel), **filters)
+    ]
+    conversations = {r["conversation"] for r in records}
+    outcomes = dict(Trace.objects.filter(pk__in=conversations).values_list("pk", "correct"))
+    separations = validity.separations(records, outcomes) + validity.separations(
+        panel_rows, outcomes
+    )
+    exact = {(r.judge, r.dimension): r.exact for r in retest_rows}
+    warnings = {
+        (row.judge, row.dimension): text
+        for row in separations
+        if (text := validity.warning(row, exact.get((row.judge, row.dimension))))
+    }
+    return Validity(
+        separations=separations,
+        warnings=warnings,
+        summary=validity.summary(separations),
+        qualifications=list(
+            JudgeQualification.objects.filter(panel=panel).select_related("judge", "round")
+        ),
+        n_checked=sum(outcomes.get(c) is not None for c in conversations),
+        n_unchecked=sum(outcomes.get(c) is None for c in conversations),
+    )

@@ -18,6 +18,7 @@ from django_htmx.http import HttpResponseStopPolling
 from jury import spending, timing, verdicts
 from jury.forms import ApprovalForm, JudgeForm, LaunchForm, PanelForm, ResumeForm
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
+from jury.qualification import standing
 from jury.scoring import (
     JUDGE_JOBS,
     JuryError,
@@ -81,6 +82,8 @@ def panel_detail(request, pk):
             "scored_runs": scored_runs,
             "paid": spending.is_paid(panel),
             "approval_form": ApprovalForm(initial={"spend_limit": panel.approved_spend_limit}),
+            "standing": standing(panel),
+            "qualifications": panel.qualifications.select_related("judge", "round"),
         },
     )
 
@@ -318,6 +321,7 @@ def verdict_list(request, run_pk, panel_pk):
             "dimensions": dimensions,
             "left_out": verdicts.left_out_text(verdicts.left_out_total(shown)),
             "repeated": len(repetitions) > 1,
+            "standing": standing(panel),
         },
     )
 
@@ -353,6 +357,7 @@ def leaderboard(request, run_pk, panel_pk):
         "by": by,
         "breakdown": [(value, _table(rows, keys)) for value, rows in breakdown.items()],
         "left_out": verdicts.left_out_text(board.left_out),
+        "standing": standing(panel),
     }
     if request.htmx:
         return render(request, "jury/leaderboard.html#breakdown", context)
@@ -383,6 +388,7 @@ def consistency(request, pk):
     comparison = None
     if before and after and before_key != after_key:
         comparison = verdicts.version_comparison(before, after)
+    valid = verdicts.panel_validity(panel, rows)
     return render(
         request,
         "jury/consistency.html",
@@ -397,6 +403,18 @@ def consistency(request, pk):
             "after": after,
             "comparison": comparison,
             "same_panel": bool(before and after and before.panel.pk == after.panel.pk),
+            "validity": valid,
+            "standing": standing(panel),
+            "separations": [
+                (row, valid.warnings.get((row.judge, row.dimension), ""))
+                for row in valid.separations
+            ],
+            "warnings": [
+                (row, valid.warnings[(row.judge, row.dimension)])
+                for row in valid.separations
+                if (row.judge, row.dimension) in valid.warnings
+            ],
+            "judge_summaries": sorted(valid.summary.items()),
         },
     )
 

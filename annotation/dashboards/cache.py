@@ -16,11 +16,11 @@ from django.db import connection
 from django.utils import timezone
 
 from annotation.models import AuditEvent, Submission
-from jury.models import Verdict
+from jury.models import JudgeQualification, Verdict
 from patientagentbench.cache import memo
 from patientagentbench.models import CellMetrics
 
-DATA_VERSION = 7  # part of every cache key: raise it when the shape of the cached data changes
+DATA_VERSION = 8  # part of every cache key: raise it when the shape of the cached data changes
 CACHE_SECONDS = 24 * 3600
 COMPUTE_LOCK_SECONDS = 60  # a recompute takes seconds; a crashed one frees the page after this
 POLL_SECONDS = 5
@@ -31,8 +31,8 @@ STAMP_ACTIONS = ("reference_set", "withdrawn", "consensus_adopted")
 
 
 def stamp() -> str:
-    """Changes whenever a score, a verdict, a reference, a withdrawal or a run's cell metrics
-    change; one query (scalar subqueries, so no table is joined to another)."""
+    """Changes whenever a score, a verdict, a reference, a withdrawal, a run's cell metrics or a
+    judge's calibration record change; one query (scalar subqueries, so no table is joined to another)."""
     with connection.cursor() as cursor:
         cursor.execute(_stamp_sql(), list(STAMP_ACTIONS))
         row = cursor.fetchone()
@@ -43,6 +43,7 @@ def _stamp_sql() -> str:
     quote = connection.ops.quote_name
     submission, verdict = quote(Submission._meta.db_table), quote(Verdict._meta.db_table)
     audit, cells = quote(AuditEvent._meta.db_table), quote(CellMetrics._meta.db_table)
+    qualifications = quote(JudgeQualification._meta.db_table)
     actions = ", ".join(["%s"] * len(STAMP_ACTIONS))
     parts = [
         f"(SELECT COUNT(*) FROM {submission})",
@@ -54,6 +55,10 @@ def _stamp_sql() -> str:
         f"(SELECT MAX(id) FROM {audit} WHERE action IN ({actions}))",
         f"(SELECT COUNT(*) FROM {cells})",
         f"(SELECT MAX(computed_at) FROM {cells})",
+        # A judge's calibration record (or its re-opening) changes which verdicts are offered.
+        f"(SELECT COUNT(*) FROM {qualifications})",
+        f"(SELECT MAX(id) FROM {qualifications})",
+        f"(SELECT MAX(reopened_at) FROM {qualifications})",
     ]
     return "SELECT " + ", ".join(parts)
 

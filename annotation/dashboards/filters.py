@@ -34,6 +34,9 @@ class Filters:
     breakdown: str = ""  # "", "model", "judge", "panel" or "attr:<key>"
     dimension: str = ""  # the raters page's clinician matrix
     realism_by: str = ""  # the raters page's realism breakdown (a case attribute)
+    # "show": the researcher overrides the rule that an unqualified jury is offered no
+    # envelope verdict (annotation.envelope.offered); every page then says so.
+    unqualified: str = ""
 
     @classmethod
     def from_query(cls, query: Mapping[str, Any]) -> Filters:
@@ -53,6 +56,7 @@ class Filters:
             breakdown=text["breakdown"],
             dimension=text["dimension"],
             realism_by=text["realism_by"],
+            unqualified="show" if text["unqualified"] == "show" else "",
         )
 
     def query(self) -> str:

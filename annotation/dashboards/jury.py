@@ -4,6 +4,7 @@ and per comparison mode, with the verdicts left out and the scatter and confusio
 
 from __future__ import annotations
 
+import copy
 import html
 import statistics
 
@@ -17,8 +18,12 @@ from annotation.dashboards.common import agree, item_scores, page_summary
 from annotation.dashboards.figures import apply_layout, empty_figure, figure, grid
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
+from annotation.envelope import OVERRIDDEN, WITHHELD, offered
 from annotation.envelope import envelope as envelope_verdict
+from jury import qualification
+from jury.models import Panel
 from jury.verdicts import STATUS_WORDS
+from ratings.rubric import cached_rubric
 from ratings.scale import SCORES
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
@@ -49,8 +54,100 @@ def jury_page(ds: Dataset) -> dict:
     }
     if ds.filters.breakdown:
         tables["breakdown"], figures["breakdown"] = breakdown(ds, ds.filters.breakdown)
-    summary = page_summary(ds) | {"headline": headline(ds, result, dims)}
+    summary = page_summary(ds) | {
+        "headline": headline(ds, result, dims),
+        # Whether the jury is qualified: its verdicts are gated when served (`gate`).
+        "standings": standings(ds),
+    }
     return {"summary": summary, "tables": tables, "figures": figures}
+
+
+# --- the verdict is offered only for a qualified jury ------------------------------------------
+
+
+def standings(ds: Dataset) -> dict:
+    """The jury's standing as plain data, cached with the page (the stamp moves when a
+    calibration record is written or re-opened): the page's jury, and for a breakdown by
+    judge or by panel each group's own jury."""
+    if ds.panel is None:
+        return {}
+    rubric = cached_rubric(ds.panel.rubric_name, ds.panel.rubric_version)
+
+    def plain(standing) -> dict:
+        return {
+            "text": standing.text,
+            "reason": standing.reason,
+            "missing": standing.missing,
+            "qualified": sorted(standing.qualified),
+        }
+
+    groups = {}
+    if ds.filters.breakdown == "judge":
+        groups = {j.name: plain(qualification.standing(ds.panel, j)) for j in ds.panel.judges.all()}
+    elif ds.filters.breakdown == "panel":
+        groups = {p.name: plain(qualification.standing(p)) for p in Panel.objects.all()}
+    return {
+        "jury": plain(qualification.standing(ds.panel, ds.judge)),
+        "groups": groups,
+        "tracks": {d.label: d.track for d in rubric.dimensions},
+    }
+
+
+def gate(data: dict, override: bool) -> dict:
+    """The jury page's data with each envelope verdict offered only where the jury is
+    qualified on the dimension's track (annotation.envelope.offered), or shown by the
+    researcher's override, which is then said beside every verdict. Pure and a copy: the
+    cached data is never changed, and serving it costs no query."""
+    found = (data.get("summary") or {}).get("standings") or {}
+    if not found:
+        return data
+    data = copy.deepcopy(data)
+    jury, tracks = found["jury"], found["tracks"]
+    summary = data["summary"]
+    summary |= {"qualification": jury["text"], "override": override and bool(jury["text"])}
+    if jury["text"] and not override:
+        summary["headline"] = (
+            f"Envelope verdicts withheld on the {' and '.join(jury['missing'])} track: "
+            f"{jury['reason']} Pass a calibration round first, or show the verdicts anyway "
+            "(the page then says so)."
+        )
+    elif jury["text"] and summary.get("headline"):
+        summary["headline"] += f" ({OVERRIDDEN}.)"
+    tables = data.get("tables", {})
+    if "envelope" in tables:
+        _gate_table(tables["envelope"], lambda row: row["track"] in jury["qualified"], override)
+    if "breakdown" in tables:
+        groups = found["groups"]
+
+        def qualified(row) -> bool:
+            standing = groups.get(row["group"], jury)
+            return tracks.get(row["dimension"], "") in standing["qualified"]
+
+        _gate_table(tables["breakdown"], qualified, override)
+    return data
+
+
+def _gate_table(found: dict, qualified, override: bool) -> None:
+    keys = [c["key"] for c in found["columns"]]
+    if "verdict" not in keys:
+        return
+    at = keys.index("verdict")
+    for raw, shown in zip(found["rows"], found["display"], strict=True):
+        row = dict(zip(keys, raw, strict=True))
+        verdict, note = offered(raw[at], qualified(row), override)
+        if not note:
+            continue
+        raw[at] = verdict if verdict == WITHHELD else f"{verdict} ({OVERRIDDEN})"
+        cell = shown["cells"][at]
+        if verdict == WITHHELD:
+            shown["cells"][at] = {
+                **cell,
+                "text": "withheld: not qualified",
+                "css": "badge fail",
+                "title": note,
+            }
+        else:
+            shown["cells"][at] = {**cell, "text": f"{cell['text']} · override", "title": note}
 
 
 def headline(ds: Dataset, result: dict, dims: list[str]) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from annotation.dashboards.cache import DATA_VERSION, cached, stamp
 from annotation.dashboards.filters import Filters
-from annotation.dashboards.jury import jury_page
+from annotation.dashboards.jury import gate, jury_page
 from annotation.dashboards.loading import Dataset, load
 from annotation.dashboards.quality import quality_page
 from annotation.dashboards.raters import raters_page
@@ -20,7 +20,9 @@ LIVE_PAGES = ("jury", "raters", "quality")
 def page_data(page: str, filters: Filters, current: str | None = None) -> dict:
     """A live page's results as plain data, computed only when the stamp has moved."""
     base = f"dashboards:v{DATA_VERSION}:{page}:{filters.digest()}"
-    return cached(base, current or stamp(), lambda: COMPUTE[page](load(filters)))
+    data = cached(base, current or stamp(), lambda: COMPUTE[page](load(filters)))
+    # Every reader (page, CSV, bundle) gets the verdicts gated on the jury's standing.
+    return gate(data, override=filters.unqualified == "show") if page == "jury" else data
 
 
 COMPUTE: dict[str, Callable[[Dataset], dict]] = {

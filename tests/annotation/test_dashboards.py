@@ -27,7 +27,7 @@ from tests.annotation.test_research_views import (
     submit_scores,
     trace_ids,
 )
-from tests.jury.conftest import make_panel, simulated_model, verdict
+from tests.jury.conftest import make_panel, qualify, simulated_model, verdict
 
 pytestmark = pytest.mark.django_db
 _nonces = itertools.count()
@@ -74,6 +74,7 @@ def scored(conversations, researcher):  # noqa: F811
             verdict(panel, second, trace, "clinical_safety", score=3)
         verdict(panel, first, trace, "triage_quality", "not_applicable")
         verdict(panel, second, trace, "triage_quality", score=4)
+    qualify(panel)  # a calibrated panel: the pages offer its envelope verdicts
     return {"study": study, "people": people, "panel": panel, "traces": traces}
 
 

@@ -30,6 +30,7 @@ from annotation.models import (
 from annotation.reviewing import dimensions_of, revise, rubric_of, submit
 from annotation.studies import StudySpec, create_study
 from annotation.urls_research import urlpatterns
+from jury.models import Panel
 from patientagentbench.roles import CLINICIAN
 from patientagentbench.suites.case_sets import create_case_set
 from tests.finished_runs import simulated_run
@@ -91,6 +92,7 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
         round=study,
         defaults={"rubric_name": "r", "rubric_version": "1", "track": "clinical", "passed": True},
     )
+    panel, _ = Panel.objects.get_or_create(name="matrix-panel")
     return [
         ("research_home", reverse("research_home"), "get"),
         ("research_people", reverse("research_people"), "get"),
@@ -122,6 +124,17 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
         ),
         ("research_adjudicator_home", reverse("research_adjudicator_home"), "get"),
         ("research_round_new", reverse("research_round_new"), "get"),
+        ("research_round_judges", reverse("research_round_judges", args=[study.pk]), "get"),
+        (
+            "research_round_judges_score",
+            reverse("research_round_judges_score", args=[study.pk, panel.pk]),
+            "post",
+        ),
+        (
+            "research_round_judges_record",
+            reverse("research_round_judges_record", args=[study.pk, panel.pk]),
+            "post",
+        ),
         (
             "research_qualification_reopen",
             reverse("research_qualification_reopen", args=[qualification.pk]),

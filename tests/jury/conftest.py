@@ -56,3 +56,25 @@ def verdict(panel, judge, trace, dimension, status="ok", score=None, repetition=
         prompt_version=extra.pop("prompt_version", judge.prompt_version),
         **extra,
     )
+
+
+def qualify(panel, passed: bool = True, tracks=("clinical", "operations")):
+    """A calibration record for the panel verdict on each track, as if a round had been taken
+    (annotation.judge_calibration writes the real ones): pages then offer its verdicts."""
+    from annotation.models import Study  # tests may reach both apps
+    from jury.models import JudgeQualification
+    from jury.qualification import panel_signature
+
+    round_ = Study.objects.create(kind=Study.Kind.CALIBRATION, name=f"{panel.name} round")
+    return [
+        JudgeQualification.objects.create(
+            panel=panel,
+            round=round_,
+            rubric_name=panel.rubric_name,
+            rubric_version=panel.rubric_version,
+            track=track,
+            prompt_version=panel_signature(panel),
+            passed=passed,
+        )
+        for track in tracks
+    ]

@@ -230,6 +230,7 @@ def test_export_writes_one_row_per_rating_in_csv_and_parquet(two_model_run, sim_
         "status",
         "rubric_version",
         "repetition",
+        "qualified",
     ]
     jury, *judges = rows
     assert (jury["rater_kind"], jury["rater"], jury["score"], jury["status"]) == (

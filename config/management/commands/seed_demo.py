@@ -2,7 +2,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from annotation.demo import seed_review_demo
+from annotation.demo import seed_jury_calibration, seed_review_demo
 from jury.demo import seed_jury_demo
 from patientagentbench.demo import DEFAULT_PASSWORD, DEMO_USERS, seed_pipeline_demo
 
@@ -34,6 +34,7 @@ class Command(BaseCommand):
         # The shell may import every app: the review demo stands on the runs, the jury on both.
         lines.append(seed_review_demo(User.objects.filter(username="researcher").first()))
         lines.append(seed_jury_demo())
+        lines.append(seed_jury_calibration())  # after both: the jury takes the closed round
         lines.append(
             f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
             f"(password: {password if not options['password'] else 'as given'})"

@@ -1,0 +1,244 @@
+"""Judge validity: does a judge's score separate the conversations that passed their automatic
+outcome checks from those that failed? Consistency is not correctness (the seed paper's own
+warning): a judge can repeat itself perfectly and still rank failing conversations higher.
+
+Per judge × dimension (and for the panel's own verdict):
+
+- one score per conversation: the mean of the judge's scored (`ok`) readings of it, so a
+  conversation read K times still counts once (readings of one conversation are not
+  independent);
+- AUC = P(a passing conversation scores higher than a failing one), ties counted half (the
+  Mann–Whitney U over n_pass × n_fail);
+- its 95% interval: Newcombe's (2006, method 5) score interval, Hanley–McNeil's variance
+  solved at the bound, so it is defined at an AUC of 0 or 1 and stays inside [0, 1].
+  `benchmarks/auc_coverage.py` measures coverage on 1–5 scores with ties: 0.955–0.989 from 5
+  conversations a group up (a little conservative: ties shrink the true variance), where
+  DeLong's interval under-covers at small n and high AUC (0.51 at 5 + 5, AUC 0.95; 0.89 on
+  the logit scale at 20 + 20) — an interval that is too narrow would call a judge "separates"
+  too readily;
+- each group's size and mean score;
+- a verdict: `separates` only when the interval lies wholly above 0.5, `inverts` when it lies
+  wholly below, `not enough evidence` otherwise, and always when a group has fewer than
+  MIN_GROUP conversations or the scores do not vary.
+
+Agreement with reference scores is a calibration round's result, computed by the clinician's
+own calibration functions and stored as a `JudgeQualification` (annotation.judge_calibration).
+
+Pure: plain data in, plain data out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+SEPARATES = "separates"
+INVERTS = "inverts"
+NOT_ENOUGH = "not enough evidence"
+MIN_GROUP = 5
+LEVEL = 0.95
+PANEL = "panel"  # the judge name of the panel's own verdict
+# "Consistent" for the warning: test–retest exact agreement at or above this.
+CONSISTENT_EXACT = 0.8
+DELONG_LOGIT = "DeLong (logit)"
+NEWCOMBE = "Newcombe score (method 5)"
+
+
+@dataclass(frozen=True)
+class Separation:
+    judge: str
+    dimension: str
+    n_pass: int
+    n_fail: int
+    mean_pass: float | None
+    mean_fail: float | None
+    auc: float | None
+    low: float | None
+    high: float | None
+    method: str
+    verdict: str
+    reason: str  # one sentence: why this verdict
+
+    @property
+    def inverted_point(self) -> bool:
+        """Failing conversations scored higher on average (the point estimate, not a test)."""
+        return self.auc is not None and self.auc < 0.5
+
+
+# --- the statistic -------------------------------------------------------------------------
+
+
+def auc(passing: Iterable[float], failing: Iterable[float]) -> float | None:
+    """P(passing > failing) + ½ P(tie); None when a group is empty."""
+    x, y = np.asarray(list(passing), float), np.asarray(list(failing), float)
+    if not len(x) or not len(y):
+        return None
+    return float(_placements(x, y).mean())
+
+
+def _placements(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """psi[i, j] = 1 if x_i > y_j, ½ on a tie, 0 otherwise."""
+    diff = x[:, None] - y[None, :]
+    return (diff > 0) + 0.5 * (diff == 0)
+
+
+def delong_variance(x: np.ndarray, y: np.ndarray) -> float:
+    """DeLong, DeLong & Clarke-Pearson (1988): the variance of the AUC from the structural
+    components (ties counted half), S10/m + S01/n."""
+    psi = _placements(x, y)
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    m, n = len(x), len(y)
+    s10 = v10.var(ddof=1) if m > 1 else 0.0
+    s01 = v01.var(ddof=1) if n > 1 else 0.0
+    return float(s10 / m + s01 / n)
+
+
+def delong_logit_interval(x, y, level: float = LEVEL) -> tuple[float, float] | None:
+    """DeLong's variance carried to logit(AUC) by the delta method; None when the AUC is 0 or
+    1 or its variance is 0 (the logit is then undefined). Not reported: it under-covers at
+    small n (benchmarks/auc_coverage.py compares it)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    a = float(_placements(x, y).mean())
+    var = delong_variance(x, y)
+    if a <= 0 or a >= 1 or var <= 0:
+        return None
+    z = stats.norm.ppf(0.5 + level / 2)
+    centre, half = math.log(a / (1 - a)), z * math.sqrt(var) / (a * (1 - a))
+    return _expit(centre - half), _expit(centre + half)
+
+
+def newcombe_interval(a: float, m: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """Newcombe (2006), method 5: the θ with |a − θ| = z·sd(θ), Hanley–McNeil's variance with
+    N* = (m + n)/2 − 1 (a score interval: defined at a = 0 or 1, inside [0, 1])."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    star = (m + n) / 2 - 1
+
+    def sd(theta: float) -> float:
+        extra = 1 + star * (1 - theta) / (2 - theta) + star * theta / (1 + theta)
+        return math.sqrt(max(theta * (1 - theta) * extra / (m * n), 0.0))
+
+    def gap(theta: float) -> float:
+        return abs(a - theta) - z * sd(theta)
+
+    # At a = 0 or 1 the sd vanishes there too, so θ = a is a trivial root: bracket just inside.
+    inner_low, inner_high = min(a, 1 - 1e-12), max(a, 1e-12)
+    low = 0.0 if gap(0.0) <= 0 else optimize.brentq(gap, 0.0, inner_low)
+    high = 1.0 if gap(1.0) <= 0 else optimize.brentq(gap, inner_high, 1.0)
+    return float(low), float(high)
+
+
+def auc_interval(x, y, level: float = LEVEL) -> tuple[float, float, str]:
+    """The interval this module reports, and which method gave it."""
+    a = auc(x, y)
+    if a is None:
+        raise ValueError("an AUC interval needs both groups")
+    return (*newcombe_interval(a, len(x), len(y), level), NEWCOMBE)
+
+
+def _expit(v: float) -> float:
+    return 1 / (1 + math.exp(-v))
+
+
+# --- per judge × dimension ----------------------------------------------------------------------
+
+
+def separation(judge: str, dimension: str, passing: list[float], failing: list[float]):
+    """One judge's scores on one dimension, split by the outcome checks."""
+    mean_pass = fmean(passing) if passing else None
+    mean_fail = fmean(failing) if failing else None
+    a = auc(passing, failing)
+
+    def result(verdict, reason, low=None, high=None, method=""):
+        return Separation(
+            judge, dimension, len(passing), len(failing), mean_pass, mean_fail,
+            a, low, high, method, verdict, reason,
+        )  # fmt: skip
+
+    if len(passing) < MIN_GROUP or len(failing) < MIN_GROUP:
+        return result(
+            NOT_ENOUGH,
+            f"fewer than {MIN_GROUP} conversations passed or failed their checks "
+            f"({len(passing)} passed, {len(failing)} failed)",
+        )
+    if len(set(passing) | set(failing)) < 2:
+        return result(NOT_ENOUGH, f"no variation: every score was {passing[0]:g}")
+    low, high, method = auc_interval(passing, failing)
+    if low > 0.5:
+        return result(SEPARATES, "the interval lies above 0.5", low, high, method)
+    if high < 0.5:
+        return result(
+            INVERTS,
+            "the interval lies below 0.5: failing conversations score higher",
+            low,
+            high,
+            method,
+        )
+    return result(NOT_ENOUGH, "the interval includes 0.5", low, high, method)
+
+
+def separations(records: Iterable[Any], outcomes: Mapping[Any, bool | None]) -> list[Separation]:
+    """Per judge × dimension from records with judge, conversation, dimension, status and
+    score (repetitions averaged per conversation); `outcomes`: conversation → passed its
+    outcome checks (None or missing: not checked, left out)."""
+    scores: dict[tuple[str, str], dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        if _get(record, "status") != "ok" or _get(record, "score") is None:
+            continue
+        key = (str(_get(record, "judge")), str(_get(record, "dimension")))
+        scores[key][_get(record, "conversation")].append(float(_get(record, "score")))
+    rows = []
+    for (judge, dimension), per_conversation in sorted(scores.items()):
+        means = {c: fmean(v) for c, v in per_conversation.items()}
+        passing = [s for c, s in means.items() if outcomes.get(c) is True]
+        failing = [s for c, s in means.items() if outcomes.get(c) is False]
+        rows.append(separation(judge, dimension, passing, failing))
+    return rows
+
+
+def warning(row: Separation, exact: float | None) -> str:
+    """The red warning for a row, or '' — an inverted judge always gets one; a consistent
+    judge that is not shown to separate (with groups large enough to tell) gets one too."""
+    consistent = exact is not None and exact >= CONSISTENT_EXACT
+    share = f"test–retest exact {exact:.0%}" if exact is not None else ""
+    if row.verdict == INVERTS:
+        lead = f"Consistent ({share}) but inverted" if consistent else "Inverted"
+        return (
+            f"{lead}: it scores conversations that failed their outcome checks higher than "
+            f"those that passed (AUC {row.auc:.2f}). Consistency is not correctness."
+        )
+    groups_ok = row.n_pass >= MIN_GROUP and row.n_fail >= MIN_GROUP
+    if consistent and groups_ok and row.verdict != SEPARATES:
+        return (
+            f"Consistent ({share}) but does not separate passing from failing conversations "
+            f"(AUC {_fmt(row.auc)}, interval includes 0.5). Consistency is not correctness."
+        )
+    return ""
+
+
+def summary(rows: Iterable[Separation]) -> dict[str, dict[str, int]]:
+    """judge → how many dimensions it separates, inverts, or scores failing higher (point)."""
+    out: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"dimensions": 0, SEPARATES: 0, INVERTS: 0, "failing_higher": 0}
+    )
+    for row in rows:
+        counts = out[row.judge]
+        counts["dimensions"] += 1
+        counts[SEPARATES] += row.verdict == SEPARATES
+        counts[INVERTS] += row.verdict == INVERTS
+        counts["failing_higher"] += row.inverted_point
+    return dict(out)
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _get(record: Any, name: str) -> Any:
+    return record.get(name) if isinstance(record, Mapping) else getattr(record, name, None)
