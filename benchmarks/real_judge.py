@@ -111,9 +111,25 @@ def report(mode: str, rows: list[dict], wall_s: float, outcome: dict[int, bool])
         f"attempts logged {calls} ({calls / total:.2f} per verdict)"
     )
     print("test-retest: " + _agreement(rows, "repetition"))
-    print("separation by outcome check (mean score passed / failed, AUC):")
-    for dimension, (passed, failed) in sorted(_by_outcome(rows, outcome).items()):
-        print(f"  {dimension:24} {_mean(passed)} / {_mean(failed)}  AUC {_auc(passed, failed)}")
+    print("separation by outcome check (jury.validity: repetitions averaged per conversation):")
+    for row in _separations(rows, outcome):
+        interval = f" [{row.low:.2f}, {row.high:.2f}] {row.method}" if row.low is not None else ""
+        auc = f"{row.auc:.2f}" if row.auc is not None else "—"
+        print(
+            f"  {row.dimension:24} passed {_mean(row.mean_pass)} (n={row.n_pass}) · failed "
+            f"{_mean(row.mean_fail)} (n={row.n_fail}) · AUC {auc}{interval} · {row.verdict}"
+        )
+
+
+def _separations(rows, outcome):
+    from jury.validity import separations
+
+    records = [{**row, "judge": "real", "conversation": row["trace_id"]} for row in rows]
+    return separations(records, outcome)
+
+
+def _mean(value) -> str:
+    return f"{value:.1f}" if value is not None else "—"
 
 
 def _agreement(rows: list[dict], between: str) -> str:
@@ -130,28 +146,6 @@ def _agreement(rows: list[dict], between: str) -> str:
     if not pooled.n_pairs:
         return "no pair of scored answers"
     return f"{pooled.n_pairs} pairs, exact {pooled.exact:.2f}, adjacent {pooled.adjacent:.2f}"
-
-
-def _by_outcome(rows, outcome) -> dict[str, tuple[list[int], list[int]]]:
-    groups: dict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
-    for row in rows:
-        if row["score"] is not None and row["repetition"] == 0:
-            passed, failed = groups[row["dimension"]]
-            (passed if outcome[row["trace_id"]] else failed).append(row["score"])
-    return groups
-
-
-def _mean(values) -> str:
-    return f"{statistics.fmean(values):.1f} (n={len(values)})" if values else "— (n=0)"
-
-
-def _auc(passed, failed) -> str:
-    if not passed or not failed:
-        return "—"
-    from scipy.stats import mannwhitneyu
-
-    u = mannwhitneyu(passed, failed).statistic
-    return f"{u / (len(passed) * len(failed)):.2f}"
 
 
 def between_modes(results: dict[str, list[dict]]) -> None:
@@ -174,6 +168,13 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=8, help="generated cases the agents play")
     parser.add_argument("--repeat", type=int, default=2, help="repetitions per judge (test-retest)")
     parser.add_argument(
+        "--per-dimension-repeat",
+        type=int,
+        default=None,
+        help="repetitions for the per-dimension mode (default --repeat): it makes six times "
+        "the calls",
+    )
+    parser.add_argument(
         "--modes", default="one_call,per_dimension", help="call modes to compare, in order"
     )
     parser.add_argument("--timeout", type=float, default=900, help="seconds per call")
@@ -190,7 +191,10 @@ def main() -> None:
     )
     results = {}
     for mode in args.modes.split(","):
-        rows, wall_s = score(args.base_url, args.model, mode, trace_ids, args.repeat)
+        repeat = args.repeat
+        if mode == "per_dimension" and args.per_dimension_repeat:
+            repeat = args.per_dimension_repeat
+        rows, wall_s = score(args.base_url, args.model, mode, trace_ids, repeat)
         results[mode] = rows
         report(mode, rows, wall_s, outcome)
         sys.stdout.flush()
