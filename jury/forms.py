@@ -21,7 +21,7 @@ MAX_REPEAT = 10
 class JudgeForm(forms.ModelForm):
     class Meta:
         model = Judge
-        fields = ["name", "model", "prompt_version", "temperature", "call_mode"]
+        fields = ["name", "model", "prompt_version", "temperature", "call_mode", "max_concurrency"]
         help_texts = {
             "model": "Any model config; simulated ones judge offline and are labelled so.",
             "prompt_version": (
@@ -29,6 +29,10 @@ class JudgeForm(forms.ModelForm):
                 "verdicts of the old version stay, and the consistency page compares the two."
             ),
             "temperature": "0 for the most repeatable verdicts.",
+            "max_concurrency": (
+                "At most this many of this judge's calls at once, inside the model's own "
+                "limit; empty for the model's limit alone."
+            ),
             "call_mode": (
                 "One call per dimension reads each dimension on its own; one call for all "
                 "sends the conversation once (a slow local model needs this: about six times "

@@ -32,6 +32,9 @@ class Judge(models.Model):
     call_mode = models.CharField(
         max_length=16, choices=CallMode.choices, default=CallMode.PER_DIMENSION
     )
+    # At most this many of this judge's calls at once, inside its model's own limit (a judge
+    # sharing a local server with the agent under test); empty: the model's limit alone.
+    max_concurrency = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -39,6 +42,10 @@ class Judge(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def concurrency_slot(self) -> tuple[str, int]:
+        return (f"judge-{self.pk}", self.max_concurrency or 0)
 
     @property
     def one_call(self) -> bool:

@@ -249,7 +249,12 @@ def score_conversation(
     messages, case, signals = _conversation(job.trace_id)
     transcript = transcript_of(messages, user_label="Patient", include_system=False)
     provider = jobs.GuardedProvider(
-        judge.model, JUDGE_JOBS, job.jury_run_id, job_claim, provider=judge_provider(judge.model)
+        judge.model,
+        JUDGE_JOBS,
+        job.jury_run_id,
+        job_claim,
+        provider=judge_provider(judge.model),
+        caller_slot=judge.concurrency_slot,
     )
     if judge.one_call:
         return _judge_all(

@@ -1,7 +1,8 @@
 """How long a scoring will take, from each judge's measured latency: the median time per
 verdict over its latest verdicts asked the way it asks now (per dimension, or all at once,
 where one call's time is shared among its dimensions), divided by how many calls its model
-takes at once (`ModelConfig.max_concurrency`, shared by every judge on that model).
+takes at once (`ModelConfig.max_concurrency`, shared by every judge on that model) or the
+judge itself may make (`Judge.max_concurrency`).
 
 An estimate, said as one: it assumes enough worker slots and a server as fast as when the
 verdicts were measured; a judge with no verdicts yet has no estimate, and says so.
@@ -49,20 +50,26 @@ def judge_latency(judge: Judge) -> JudgeLatency:
 
 
 def scoring_time(panel: Panel, conversations: int, dimensions: int, repeat: int) -> TimeEstimate:
-    """Judges on different models run side by side; judges sharing a model share its slots."""
-    per_judge, per_model = [], defaultdict(float)
+    """Judges on different models run side by side; judges sharing a model share its slots,
+    and a judge with its own limit (`Judge.max_concurrency`) takes no more than that."""
+    per_judge, busy = [], defaultdict(float)  # model -> seconds of calls on it
+    longest = 0.0  # the slowest judge on its own limit
     concurrency = {}
     for judge in panel.judges.all():
         latency = judge_latency(judge)
         per_judge.append(latency)
-        if latency.median_ms is not None:
-            verdicts = conversations * dimensions * repeat
-            per_model[judge.model_id] += verdicts * latency.median_ms / 1000
-            concurrency[judge.model_id] = max(1, judge.model.max_concurrency or 1)
+        if latency.median_ms is None:
+            continue
+        seconds = conversations * dimensions * repeat * latency.median_ms / 1000
+        model_limit = max(1, judge.model.max_concurrency or 1)
+        own_limit = min(judge.max_concurrency or model_limit, model_limit)
+        busy[judge.model_id] += seconds
+        concurrency[judge.model_id] = model_limit
+        longest = max(longest, seconds / own_limit)
     if any(j.median_ms is None for j in per_judge) or not per_judge:
         return TimeEstimate(None, tuple(per_judge))
-    seconds = max(total / concurrency[model] for model, total in per_model.items())
-    return TimeEstimate(seconds, tuple(per_judge))
+    shared = max(total / concurrency[model] for model, total in busy.items())
+    return TimeEstimate(max(shared, longest), tuple(per_judge))
 
 
 def words(seconds: float) -> str:

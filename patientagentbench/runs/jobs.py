@@ -271,8 +271,12 @@ class GuardedProvider:
         job_claim: Claim | None = None,
         provider=None,
         warnings: list[dict] | None = None,
+        caller_slot: tuple[str, int] | None = None,
     ):
         self.model, self.kind, self.batch_id, self.claim = model, kind, batch_id, job_claim
+        # A second limit inside the endpoint's: (key, most calls at once) for one caller of a
+        # shared endpoint (a judge on a server its agent also uses); limit 0 means none.
+        self.caller_slot = caller_slot or ("", 0)
         self.provider = provider or provider_for(model)
         self.warnings = warnings if warnings is not None else []
 
@@ -302,7 +306,11 @@ class GuardedProvider:
         limit = 0 if self.model.is_simulated else self.model.max_concurrency
 
         def one_call():
-            with provider_slot(self.model.concurrency_key, limit):
+            caller_key, caller_limit = self.caller_slot
+            with (
+                provider_slot(caller_key, caller_limit),
+                provider_slot(self.model.concurrency_key, limit),
+            ):
                 return self.provider.complete(messages, tools, temperature, context)
 
         completion = call_with_retries(

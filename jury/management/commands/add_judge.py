@@ -24,6 +24,12 @@ class Command(BaseCommand):
             help="per_dimension (default for a new judge) or one_call: every dimension in one "
             "call, for slow local models",
         )
+        parser.add_argument(
+            "--max-concurrency",
+            type=int,
+            default=None,
+            help="at most this many of the judge's calls at once, inside the model's own limit",
+        )
 
     def handle(self, *args, **options):
         model = ModelConfig.objects.filter(name=options["model"]).first()
@@ -39,6 +45,9 @@ class Command(BaseCommand):
                 "prompt_version": options["prompt_version"],
                 "temperature": options["temperature"],
                 "call_mode": options["call_mode"] or "",
+                "max_concurrency": options["max_concurrency"]
+                if options["max_concurrency"] is not None
+                else (instance.max_concurrency if instance else None),
             },
             instance=instance,
         )
