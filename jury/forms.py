@@ -87,7 +87,7 @@ class PanelForm(forms.ModelForm):
     judges = RowChoices(
         queryset=Judge.objects.exclude(prompt_version=IMPORTED_VERSION).select_related("model"),
         widget=forms.CheckboxSelectMultiple,
-        help_text="One call per dimension per judge.",
+        help_text="Each judge asks as its call mode says: one call per dimension, or one for all.",
     )
     rubric_version = forms.ChoiceField(choices=())
 
@@ -110,9 +110,10 @@ class PanelForm(forms.ModelForm):
 
 def judge_label(judge: Judge) -> str:
     simulated = " [simulated]" if judge.model.is_simulated else ""
+    one_call = ", one call for all dimensions" if judge.one_call else ""
     return (
         f"{judge.name} — {judge.model.name}{simulated}, prompt v{judge.prompt_version}, "
-        f"T={judge.temperature:g}"
+        f"T={judge.temperature:g}{one_call}"
     )
 
 

@@ -26,6 +26,16 @@ class JudgeLatency:
     median_ms: float | None  # None: no verdict measured yet
     n: int
 
+    @property
+    def median_words(self) -> str:
+        if self.median_ms is None:
+            return "not measured"
+        if self.median_ms < 1:
+            return "under 1 ms"
+        if self.median_ms < 1000:
+            return f"{self.median_ms:.0f} ms"
+        return f"{self.median_ms / 1000:.1f} s"
+
 
 @dataclass(frozen=True)
 class TimeEstimate:
@@ -73,6 +83,8 @@ def scoring_time(panel: Panel, conversations: int, dimensions: int, repeat: int)
 
 
 def words(seconds: float) -> str:
+    if seconds < 1:
+        return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 90 * 60:

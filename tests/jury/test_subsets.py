@@ -113,7 +113,7 @@ def test_the_time_estimate_comes_from_measured_latency_or_says_there_is_none(
     assert estimate.seconds == pytest.approx(conversations * len(SCORED) * 2.0 / 2)
     page = client.get(url).content.decode()
     assert f"about <b>{timing.words(estimate.seconds)}</b>" in page
-    assert "2000 ms median of 3" in page
+    assert "2.0 s per verdict (median of 3)" in page
 
 
 @pytest.mark.django_db
