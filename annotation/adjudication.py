@@ -20,8 +20,8 @@ from datetime import datetime
 from django.db import transaction
 
 from annotation import audit
-from annotation.calibration import disagreements
 from annotation.models import Adjudication, Item, Study, Submission
+from annotation.pure.calibration import disagreements
 from annotation.reviewing import ReviewMaterial, material_for
 from ratings.rubric import Level, Rubric, cached_rubric
 from ratings.scale import SCORES

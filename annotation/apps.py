@@ -16,6 +16,6 @@ class AnnotationConfig(AppConfig):
 
         # A study's items can be scored by the jury; jury names no part of this app.
         from annotation.jury_sets import STUDY_ITEMS
-        from jury.subsets import add_conversation_set
+        from jury.pure.subsets import add_conversation_set
 
         add_conversation_set(STUDY_ITEMS)

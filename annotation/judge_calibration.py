@@ -19,8 +19,8 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from annotation.calibration import Rating, Thresholds, round_report
 from annotation.models import Item, Study
+from annotation.pure.calibration import Rating, Thresholds, round_report
 from annotation.qualification import references_of
 from jury import verdicts
 from jury.models import JudgeQualification, JuryRun, Panel, Verdict

@@ -4,7 +4,7 @@ a panel can score exactly what clinicians score (jury cannot import this app).""
 from __future__ import annotations
 
 from annotation.models import Item, Study
-from jury.subsets import ConversationSet
+from jury.pure.subsets import ConversationSet
 
 
 def _options(run_id: int) -> list[tuple[str, str]]:

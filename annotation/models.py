@@ -163,7 +163,7 @@ class Assignment(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     draft = models.JSONField(default=dict, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
-    # field -> the page's version of the value in `draft` (see annotation/drafts.py)
+    # field -> the page's version of the value in `draft` (see annotation/pure/drafts.py)
     draft_versions = models.JSONField(default=dict, blank=True)
     seconds_on_item = models.PositiveIntegerField(default=0)
     opened_at = models.DateTimeField(null=True, blank=True)

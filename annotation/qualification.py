@@ -7,8 +7,8 @@ written when a round closes (`annotation.lifecycle`), so later submissions canno
 
 from __future__ import annotations
 
-from annotation.calibration import Rating, RoundReport, Thresholds, round_report
 from annotation.models import Clinician, Item, Qualification, Study, Submission
+from annotation.pure.calibration import Rating, RoundReport, Thresholds, round_report
 from ratings.rubric import cached_rubric as load_rubric
 
 

@@ -16,9 +16,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Avg, Count, Q
 from django.utils import timezone
 
-from annotation import audit, drafts
-from annotation.calibration import compare
+from annotation import audit
 from annotation.models import Assignment, Clinician, Study, Submission
+from annotation.pure import drafts
+from annotation.pure.calibration import compare
 from annotation.qualification import is_qualified, record_of
 from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
@@ -146,7 +147,7 @@ class ReviewState:
     version: int
     saved_at: object
     feedback: tuple = ()
-    versions: dict | None = None  # the draft's field versions (annotation/drafts.py)
+    versions: dict | None = None  # the draft's field versions (annotation/pure/drafts.py)
 
 
 def rubric_of(study: Study) -> Rubric:
@@ -276,7 +277,7 @@ def active_seconds(raw) -> int:
 def save_draft(
     assignment: Assignment, answer: dict, seconds: int, actor, versions: dict | None = None
 ) -> None:
-    """Merge a save into the draft of an open item, field by field (annotation/drafts.py): a
+    """Merge a save into the draft of an open item, field by field (annotation/pure/drafts.py): a
     field changes only for a newer version, so saves may arrive late, out of order or twice.
     Without `versions` (a form sent without the page's script) every field of the answer wins.
     A submitted item changes only through `revise`."""

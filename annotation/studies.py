@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from annotation import audit
-from annotation.assignment import Rater, assign, reassign, review_order
 from annotation.models import Assignment, Clinician, Item, Study
-from annotation.sampling import (
+from annotation.pure.assignment import Rater, assign, reassign, review_order
+from annotation.pure.sampling import (
     EXTREMES_FIRST,
     PER_MODEL,
     UNIFORM,

@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation import envelope as env  # noqa: E402
+from annotation.pure import envelope as env  # noqa: E402
 
 JURIES = ("lenient", "clinician-like", "near-perfect", "noise-free", "constant")
 SIZES = (30, 60, 120, 300)

@@ -1,4 +1,4 @@
-"""How often the judge-validity AUC interval (`jury.validity.auc_interval`) covers the true AUC,
+"""How often the judge-validity AUC interval (`jury.pure.validity.auc_interval`) covers the true AUC,
 for 1–5 scores with many ties, at several group sizes and true AUCs (issue 21's check).
 
 Population: a conversation's latent quality is N(0, 1) when it failed its outcome checks and

@@ -1,4 +1,4 @@
-"""Coverage and width of the jury-corrected estimates (annotation.corrected) by simulation.
+"""Coverage and width of the jury-corrected estimates (annotation.pure.corrected) by simulation.
 
 Each replication draws a population of N conversations: a clinician score y on the 1–5 scale
 (a fixed distribution, so the true mean and pass rate are known) and a jury score
@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.corrected import (  # noqa: E402
+from annotation.pure.corrected import (  # noqa: E402
     CLINICIANS_ONLY,
     JURY_ONLY,
     PPI,

@@ -111,7 +111,9 @@ def report(mode: str, rows: list[dict], wall_s: float, outcome: dict[int, bool])
         f"attempts logged {calls} ({calls / total:.2f} per verdict)"
     )
     print("test-retest: " + _agreement(rows, "repetition"))
-    print("separation by outcome check (jury.validity: repetitions averaged per conversation):")
+    print(
+        "separation by outcome check (jury.pure.validity: repetitions averaged per conversation):"
+    )
     for row in _separations(rows, outcome):
         interval = f" [{row.low:.2f}, {row.high:.2f}] {row.method}" if row.low is not None else ""
         auc = f"{row.auc:.2f}" if row.auc is not None else "—"
@@ -122,7 +124,7 @@ def report(mode: str, rows: list[dict], wall_s: float, outcome: dict[int, bool])
 
 
 def _separations(rows, outcome):
-    from jury.validity import separations
+    from jury.pure.validity import separations
 
     records = [{**row, "judge": "real", "conversation": row["trace_id"]} for row in rows]
     return separations(records, outcome)
@@ -134,8 +136,8 @@ def _mean(value) -> str:
 
 def _agreement(rows: list[dict], between: str) -> str:
     """Exact and adjacent agreement over pairs of `between` (repetitions, or call modes) of
-    the same conversation and dimension: jury.consistency's pooled row."""
-    from jury.consistency import ALL, retest
+    the same conversation and dimension: jury.pure.consistency's pooled row."""
+    from jury.pure.consistency import ALL, retest
 
     records = [
         {**row, "judge": "real", "conversation": (row["trace_id"], row.get("unit", 0))}

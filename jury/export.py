@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from jury.aggregate import no_score_status
 from jury.models import Panel
+from jury.pure.aggregate import no_score_status
 from jury.qualification import standing
 from jury.verdicts import conversation_verdicts, rubric_of
 from patientagentbench import csv_safe

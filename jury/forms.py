@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from django import forms
 
-from jury import subsets
 from jury.models import Judge, Panel
-from jury.prompts import JUDGE_PROMPT_VERSION
+from jury.pure import subsets
+from jury.pure.prompts import JUDGE_PROMPT_VERSION
 from jury.verdicts import IMPORTED_VERSION
 from patientagentbench.models import ModelConfig
 from patientagentbench.views.forms import RowChoices

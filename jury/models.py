@@ -157,7 +157,7 @@ class Verdict(models.Model):
         UNPARSEABLE = "unparseable", "Unparseable"
         # The answer stopped at the output cap, even after one retry with a larger cap.
         TRUNCATED = "truncated", "Truncated"
-        # N/A where the rubric's rule and the conversation forbid it (jury.applicability).
+        # N/A where the rubric's rule and the conversation forbid it (jury.pure.applicability).
         NA_NOT_ALLOWED = "na_not_allowed", "N/A where not allowed"
         ERROR = "error", "Provider error"
 
@@ -181,7 +181,7 @@ class Verdict(models.Model):
     attempt_log = models.JSONField(default=list, blank=True)
     rubric_version = models.CharField(max_length=20)
     prompt_version = models.CharField(max_length=20)  # the judge's label, chosen by people
-    # The prompt text this verdict was asked with (jury.prompts.JUDGE_PROMPT_VERSION, with
+    # The prompt text this verdict was asked with (jury.pure.prompts.JUDGE_PROMPT_VERSION, with
     # "-one-call" when every dimension was asked at once); blank on verdicts from before it
     # was recorded and on imported ones.
     prompt_text_version = models.CharField(max_length=30, blank=True)

@@ -4,7 +4,7 @@ calibration functions), as a clinician's standing is read from theirs. A record 
 the rubric version and track it was written for, while the judge's prompt version (for a
 panel, its judges and their prompt versions) is the one that took the round and nobody has
 re-opened it. Every page that shows a jury's numbers says when it is not qualified, and the
-envelope verdict is withheld unless the researcher overrides that (annotation.envelope).
+envelope verdict is withheld unless the researcher overrides that (annotation.pure.envelope).
 """
 
 from __future__ import annotations

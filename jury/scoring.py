@@ -28,10 +28,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jury.applicability import not_applicable_refusal
 from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
-from jury.parsing import parse_all_dimensions, parse_completion
-from jury.prompts import (
+from jury.pure.applicability import not_applicable_refusal
+from jury.pure.parsing import parse_all_dimensions, parse_completion
+from jury.pure.prompts import (
     ALL_DIMENSIONS_TOOL,
     JSON_SCHEMA,
     JUDGE_PROMPT_VERSION,
@@ -41,7 +41,7 @@ from jury.prompts import (
     judge_all_messages,
     judge_messages,
 )
-from jury.simulated import SimulatedJudgeProvider
+from jury.pure.simulated import SimulatedJudgeProvider
 from patientagentbench.conversation import EndConversation
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.providers.redaction import redact

@@ -33,10 +33,10 @@ from typing import Any
 
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
-from jury import aggregate, validity
-from jury.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
-from jury.consistency import compare_versions, retest
 from jury.models import JudgeQualification, Panel, Verdict
+from jury.pure import aggregate, validity
+from jury.pure.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
+from jury.pure.consistency import compare_versions, retest
 from patientagentbench.cache import memo
 from patientagentbench.models import ModelConfig, Run, Trace
 from ratings.rubric import Rubric, cached_rubric
@@ -536,7 +536,7 @@ def version_comparison(before: Source, after: Source, **filters: Any):
 
 @dataclass(frozen=True)
 class Validity:
-    """What the judge page shows beside consistency (jury.validity)."""
+    """What the judge page shows beside consistency (jury.pure.validity)."""
 
     separations: list  # validity.Separation, each judge's dimensions then the panel's
     warnings: dict[tuple[str, str], str]  # (judge, dimension) -> the red warning

@@ -1,8 +1,8 @@
 """Why Krippendorff's alpha has no value, worded once.
 
-Alpha is computed in three places: the jury's test-retest (`jury.consistency`: repetitions
-rate conversations), the clinicians' agreement (`annotation.agreement`: raters rate items)
-and calibration rounds (`annotation.calibration`: clinicians rate items). Where it is
+Alpha is computed in three places: the jury's test-retest (`jury.pure.consistency`: repetitions
+rate conversations), the clinicians' agreement (`annotation.pure.agreement`: raters rate items)
+and calibration rounds (`annotation.pure.calibration`: clinicians rate items). Where it is
 undefined each shows "—" with one of these reasons, in the same words, so a reader meets one
 explanation on every page. The callers count; this module only says what the counts mean.
 """

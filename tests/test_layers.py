@@ -23,11 +23,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TOP_PACKAGES = ("patientagentbench", "sandbox", "ratings", "jury", "annotation", "config")
 
-# Plain modules on plain data: no Django, no database, testable in isolation. The README's
+# Plain modules on plain data: no Django, no database, testable in isolation. Two whole
+# packages are pure layers, the pipeline keeps its pure floors as subpackages, and an app's
+# pure modules live in its `pure/` subpackage, found here rather than listed. The README's
 # layout says which; `test_the_readme_and_this_list_agree` keeps the two the same.
-PURE = (
-    "sandbox",
-    "ratings",
+PURE_LAYERS = ("sandbox", "ratings")
+PIPELINE_PURE = (
     "patientagentbench.analysis",
     "patientagentbench.cases",
     "patientagentbench.simulated",
@@ -35,21 +36,20 @@ PURE = (
     "patientagentbench.transcripts",
     "patientagentbench.conversation",
     "patientagentbench.prompts",
-    "jury.prompts",
-    "jury.parsing",
-    "jury.simulated",
-    "jury.aggregate",
-    "jury.consistency",
-    "annotation.sampling",
-    "annotation.assignment",
-    "annotation.calibration",
-    "annotation.agreement",
-    "annotation.envelope",
-    "annotation.planning",
-    "annotation.quality_stats",
-    "annotation.corrected",
-    "annotation.audit_wording",
 )
+
+
+def pure_subpackages() -> tuple[str, ...]:
+    """Every package named `pure` in the project."""
+    found = (
+        ".".join(init.relative_to(ROOT).parts[:-1])
+        for top in TOP_PACKAGES
+        for init in (ROOT / top).rglob("pure/__init__.py")
+    )
+    return tuple(sorted(found))
+
+
+PURE = PURE_LAYERS + PIPELINE_PURE + pure_subpackages()
 RUN_MACHINERY = (
     "patientagentbench.runs",
     "patientagentbench.conversation",
@@ -532,9 +532,20 @@ def test_the_owners_are_read_from_django():
     assert owners.commands["seed_demo"] == owners.commands["serve"] == "config"
 
 
+def test_the_apps_pure_modules_are_found_in_their_pure_packages():
+    assert {"jury.pure", "annotation.pure"} <= set(pure_subpackages())
+    modules = project_modules()
+    for module in ("jury.pure.parsing", "annotation.pure.agreement"):
+        assert module in modules and any(within(module, pure) for pure in PURE)
+
+
 def test_the_readme_and_this_list_agree():
     claims = readme_pure_claims()
-    assert {"ratings", "jury.parsing", "patientagentbench.providers"} <= claims  # parsed at all
+    assert {
+        "ratings",
+        "jury.pure",
+        "patientagentbench.providers",
+    } <= claims  # parsed at all
     assert sorted(claims - set(PURE)) == [], "the README calls these pure: add them to PURE"
     assert sorted(set(PURE) - claims) == [], "PURE holds these: mark them pure in the README"
     modules = project_modules()
@@ -576,8 +587,8 @@ def test_views_ask_a_function_to_enqueue():
         ("ratings.rubric", "from patientagentbench.analysis import statistics"),
         ("patientagentbench.results.cells", "from ratings.scale import PASS_THRESHOLD"),
         # pure modules outside the pipeline
-        ("jury.aggregate", "from jury.models import Verdict"),
-        ("annotation.agreement", "import django.db.models"),
+        ("jury.pure.aggregate", "from jury.models import Verdict"),
+        ("annotation.pure.agreement", "import django.db.models"),
         # the pipeline's floors
         ("patientagentbench.results.cells", "from patientagentbench.runs.launch import launch_run"),
         ("patientagentbench.providers.types", "from patientagentbench.models import Trace"),
@@ -600,10 +611,10 @@ def test_allowed_imports_pass():
     allowed = {
         "patientagentbench.runs.execution": "from sandbox.seeding import trace_seed",
         "annotation.views": "from patientagentbench.transcripts import transcript_of",
-        "jury.prompts": "from patientagentbench.transcripts import transcript_of",
+        "jury.pure.prompts": "from patientagentbench.transcripts import transcript_of",
         "patientagentbench.simulated.agent": "from .plans import Step",
-        "jury.aggregate": "from ratings.scale import PASS_THRESHOLD",
-        "annotation.agreement": "from ratings.alpha import alpha_undefined",
+        "jury.pure.aggregate": "from ratings.scale import PASS_THRESHOLD",
+        "annotation.pure.agreement": "from ratings.alpha import alpha_undefined",
         "ratings.rubric": "from ratings.scale import SCORES",
         "patientagentbench.runs.launch": "from patientagentbench.results import cells",
         "patientagentbench.views.home": "from patientagentbench import extensions",
@@ -719,7 +730,8 @@ def test_the_readme_parse_reads_claims():
         "patientagentbench.conversation",
         "patientagentbench.prompts",
         "sandbox",
-        "annotation.agreement",
+        "jury.pure",
+        "annotation.pure",
     }
     assert "patientagentbench" not in readme_pure_claims()
     assert "jury.models" not in readme_pure_claims()

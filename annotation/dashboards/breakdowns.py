@@ -11,8 +11,6 @@ from collections.abc import Iterable
 
 import plotly.graph_objects as go
 
-from annotation import agreement
-from annotation.agreement import Rating
 from annotation.dashboards.common import (
     BREAKDOWN_RESAMPLES,
     BREAKDOWN_VERDICT_RESAMPLES,
@@ -21,6 +19,8 @@ from annotation.dashboards.common import (
 from annotation.dashboards.figures import apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset, jury_scores
 from annotation.dashboards.tables import table
+from annotation.pure import agreement
+from annotation.pure.agreement import Rating
 from jury.models import Panel, Verdict
 from patientagentbench.cases.attribute_labels import attribute_label, value_label
 

@@ -36,7 +36,7 @@ scores.csv
 
 agreement.json
     Every agreement figure per dimension for this study, jury vs clinicians and among
-    clinicians, as computed by annotation.agreement: each figure's value, its bootstrap
+    clinicians, as computed by annotation.pure.agreement: each figure's value, its bootstrap
     95% interval [low, high] (resampling items), and the items it stands on.
 
 tables/

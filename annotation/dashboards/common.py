@@ -12,10 +12,10 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from annotation import agreement
-from annotation.agreement import Rating
 from annotation.dashboards.cache import CACHE_SECONDS, DATA_VERSION
 from annotation.dashboards.loading import Dataset
+from annotation.pure import agreement
+from annotation.pure.agreement import Rating
 from patientagentbench.cache import memo
 
 LIVE_RESAMPLES = 500

@@ -3,7 +3,7 @@ and pass rate per dimension, three ways side by side (jury only, clinicians only
 corrected by the clinicians), for one study whose conversations were drawn at random from a
 population the jury scored in full. The population and every member's inclusion probability
 come from what the sampler recorded on the study (`Study.sampling`); the estimators are the
-pure `annotation.corrected`. Any other study is refused, with the reason. Cached by the stamp
+pure `annotation.pure.corrected`. Any other study is refused, with the reason. Cached by the stamp
 like the live pages (a new score or verdict recomputes it).
 """
 
@@ -16,7 +16,6 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from annotation import corrected
 from annotation.dashboards.cache import DATA_VERSION, cached, stamp
 from annotation.dashboards.common import item_scores
 from annotation.dashboards.figures import PALETTE, apply_layout, empty_figure, figure, grid
@@ -24,6 +23,7 @@ from annotation.dashboards.filters import Filters
 from annotation.dashboards.loading import Dataset, facets, jury_scores, load
 from annotation.dashboards.tables import table
 from annotation.models import Item, Study
+from annotation.pure import corrected
 from patientagentbench.models import Trace
 
 ALL_MODELS = "all models"

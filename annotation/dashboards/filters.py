@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 from urllib.parse import urlencode
 
-from annotation import agreement
+from annotation.pure import agreement
 
 # --- what a page shows ---------------------------------------------------------------------------
 
@@ -35,7 +35,7 @@ class Filters:
     dimension: str = ""  # the raters page's clinician matrix
     realism_by: str = ""  # the raters page's realism breakdown (a case attribute)
     # "show": the researcher overrides the rule that an unqualified jury is offered no
-    # envelope verdict (annotation.envelope.offered); every page then says so.
+    # envelope verdict (annotation.pure.envelope.offered); every page then says so.
     unqualified: str = ""
 
     @classmethod

@@ -12,14 +12,14 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from annotation import agreement
 from annotation.dashboards.breakdowns import breakdown
 from annotation.dashboards.common import agree, item_scores, page_summary
 from annotation.dashboards.figures import apply_layout, empty_figure, figure, grid
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
-from annotation.envelope import OVERRIDDEN, WITHHELD, offered
-from annotation.envelope import envelope as envelope_verdict
+from annotation.pure import agreement
+from annotation.pure.envelope import OVERRIDDEN, WITHHELD, offered
+from annotation.pure.envelope import envelope as envelope_verdict
 from jury import qualification
 from jury.models import Panel
 from jury.verdicts import STATUS_WORDS
@@ -95,7 +95,7 @@ def standings(ds: Dataset) -> dict:
 
 def gate(data: dict, override: bool) -> dict:
     """The jury page's data with each envelope verdict offered only where the jury is
-    qualified on the dimension's track (annotation.envelope.offered), or shown by the
+    qualified on the dimension's track (annotation.pure.envelope.offered), or shown by the
     researcher's override, which is then said beside every verdict. Pure and a copy: the
     cached data is never changed, and serving it costs no query."""
     found = (data.get("summary") or {}).get("standings") or {}

@@ -17,12 +17,12 @@ from typing import Any
 
 from django.db.models import Count
 
-from annotation import agreement
-from annotation.agreement import Rating, half_up
 from annotation.dashboards.filters import Filters
 from annotation.models import Study, Submission
-from jury import aggregate
+from annotation.pure import agreement
+from annotation.pure.agreement import Rating, half_up
 from jury.models import Judge, Panel, Verdict
+from jury.pure import aggregate
 from jury.verdicts import case_attributes, verdicts_of
 from patientagentbench.cases.attribute_labels import (
     OptionGroup,
@@ -278,7 +278,7 @@ def _panel(chosen: int | None, traces: Sequence[int]) -> Panel | None:
 
 def jury_scores(panel: Panel, traces: Sequence[int], judge: Judge | None = None) -> Jury:
     """The panel's verdict per conversation and dimension (or one judge's), repetitions
-    combined by `jury.aggregate.combine_repetitions` as every jury page combines them: (the
+    combined by `jury.pure.aggregate.combine_repetitions` as every jury page combines them: (the
     mean rounded half up, for display, the status, the mean itself, which the figures use)."""
     verdicts = verdicts_of(panel).filter(trace_id__in=list(traces)).order_by()
     if judge is not None:

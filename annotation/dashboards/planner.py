@@ -17,7 +17,6 @@ import plotly.graph_objects as go
 from django.db.models import Count, Q
 from plotly.subplots import make_subplots
 
-from annotation import planning
 from annotation.dashboards.cache import DATA_VERSION, cached, stamp
 from annotation.dashboards.common import page_summary
 from annotation.dashboards.figures import PALETTE, apply_layout, figure
@@ -25,6 +24,7 @@ from annotation.dashboards.filters import Filters, parse_id
 from annotation.dashboards.loading import load, study_kind
 from annotation.dashboards.tables import table
 from annotation.models import Assignment, Item, Study
+from annotation.pure import planning
 
 # --- the study planner ------------------------------------------------------------------------------
 

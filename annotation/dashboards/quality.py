@@ -21,13 +21,13 @@ from plotly.subplots import make_subplots
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from annotation import quality_stats
-from annotation.agreement import half_up
 from annotation.dashboards.breakdowns import breakdown
 from annotation.dashboards.common import LIVE_RESAMPLES, item_scores, page_summary
 from annotation.dashboards.figures import PALETTE, apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
+from annotation.pure import quality_stats
+from annotation.pure.agreement import half_up
 from patientagentbench.models import CellMetrics
 
 QUALITY_DIMENSIONS = ("task_completion", "clinical_safety")

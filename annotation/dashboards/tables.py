@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
-from annotation import agreement
+from annotation.pure import agreement
 from patientagentbench import csv_safe
 
 # --- tables as plain data -----------------------------------------------------------------------

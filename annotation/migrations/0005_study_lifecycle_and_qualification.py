@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from annotation.calibration import Rating, Thresholds, round_report
+from annotation.pure.calibration import Rating, Thresholds, round_report
 from ratings.rubric import cached_rubric
 
 

@@ -13,7 +13,7 @@ from django.db.models import Count, Q
 
 from annotation.models import Assignment, Clinician, Study
 from annotation.people import researcher_label
-from annotation.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
+from annotation.pure.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task, Trace

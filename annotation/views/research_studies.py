@@ -14,9 +14,10 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication, audit_wording, blind, lifecycle
+from annotation import adjudication, blind, lifecycle
 from annotation.export import write_csv
 from annotation.models import Assignment, Study
+from annotation.pure import audit_wording
 from annotation.studies import (
     StudyError,
     StudySpec,

@@ -21,9 +21,10 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
-from annotation import drafts, reviewing
-from annotation.calibration import items_for_a_firm_check
+from annotation import reviewing
 from annotation.models import TRACKS, Assignment, Study
+from annotation.pure import drafts
+from annotation.pure.calibration import items_for_a_firm_check
 from annotation.reviewing import (
     FLAGS,
     NOT_APPLICABLE,

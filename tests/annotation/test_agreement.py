@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from annotation import agreement as ag
-from annotation.agreement import (
+from annotation.pure import agreement as ag
+from annotation.pure.agreement import (
     Rating,
     agreement,
     clinician_matrix,

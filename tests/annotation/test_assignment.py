@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from annotation.assignment import AssignmentError, Rater, assign, reassign, review_order
+from annotation.pure.assignment import AssignmentError, Rater, assign, reassign, review_order
 
 TRACKS = ("clinical", "operations")
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from annotation.audit_wording import sentence
+from annotation.pure.audit_wording import sentence
 from ratings.rubric import load_rubric
 
 LABEL = load_rubric().label

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.calibration import (
+from annotation.pure.calibration import (
     BOTH_NA,
     CLINICIAN_NA,
     NO_REFERENCE,

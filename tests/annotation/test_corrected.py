@@ -1,5 +1,5 @@
-"""The jury-corrected estimators (annotation.corrected) and the random sampler that feeds them
-(annotation.sampling.random_share), on plain data: agreement with ppi_py's figures, closed
+"""The jury-corrected estimators (annotation.pure.corrected) and the random sampler that feeds them
+(annotation.pure.sampling.random_share), on plain data: agreement with ppi_py's figures, closed
 forms, coverage and bias by simulation, Hájek weights under a stratified design, refusals."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from annotation import corrected
-from annotation.corrected import CLINICIANS_ONLY, JURY_ONLY, PPI, Member, three_estimates
-from annotation.sampling import PER_MODEL, UNIFORM, Candidate, random_share
+from annotation.pure import corrected
+from annotation.pure.corrected import CLINICIANS_ONLY, JURY_ONLY, PPI, Member, three_estimates
+from annotation.pure.sampling import PER_MODEL, UNIFORM, Candidate, random_share
 
 # Hand data: 12 clinician-scored conversations (clinician mean, jury mean) and 20 the
 # clinicians did not score.

@@ -12,9 +12,9 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.corrected import MIN_LABELLED
 from annotation.models import Item
-from annotation.sampling import PER_MODEL
+from annotation.pure.corrected import MIN_LABELLED
+from annotation.pure.sampling import PER_MODEL
 from annotation.studies import StudySpec, create_study, reviewable_traces, sample_for
 from patientagentbench.suites.case_sets import create_case_set
 from tests.annotation.test_research_views import make_clinician, submit_scores

@@ -16,8 +16,9 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation import adjudication, agreement, dashboards, quality_stats
+from annotation import adjudication, dashboards
 from annotation.dashboards import Filters, PlanRequest
+from annotation.pure import agreement, quality_stats
 from annotation.reviewing import revise
 from annotation.studies import StudySpec, create_study
 from patientagentbench.models import CellMetrics

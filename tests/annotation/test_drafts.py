@@ -4,7 +4,7 @@ order the saves arrive in and however often one arrives."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.drafts import answer_of, fields_of, fresher, merge, parse_versions
+from annotation.pure.drafts import answer_of, fields_of, fresher, merge, parse_versions
 
 FIELDS = ("score-clinical_safety", "why-clinical_safety", "why-triage_quality", "flags")
 NAMES = frozenset(FIELDS) | {"comments"}

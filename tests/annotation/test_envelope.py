@@ -1,4 +1,4 @@
-"""The human envelope's verdict (annotation/envelope.py): one test per way the old verdict let a
+"""The human envelope's verdict (annotation/pure/envelope.py): one test per way the old verdict let a
 researcher claim too much (issue 19), on data built here, plus the estimators against their
 libraries and properties of every verdict."""
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from annotation import envelope as env
-from annotation.agreement import Rating, agreement
+from annotation.pure import envelope as env
+from annotation.pure.agreement import Rating, agreement
 
 FAST = {"n_resamples": 2000}
 

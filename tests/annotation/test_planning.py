@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation import planning
-from annotation.agreement import Rating
-from annotation.planning import plan_study
+from annotation.pure import planning
+from annotation.pure.agreement import Rating
+from annotation.pure.planning import plan_study
 from tests.annotation.test_agreement import simulated
 
 FAST = {"n_sim": 40, "n_boot": 80, "pilot_resamples": 8}

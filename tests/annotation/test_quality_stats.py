@@ -1,4 +1,4 @@
-"""Consistency vs clinician quality at the right unit (annotation.quality_stats, issue 19):
+"""Consistency vs clinician quality at the right unit (annotation.pure.quality_stats, issue 19):
 cells sharing a task are resampled together, so a null correlation is called significant about
 5% of the time, not the naive test's 20%; a cell weighs as many as its scored conversations;
 too few cells or tasks give "not enough evidence"; Holm's adjustment never lowers a p-value,
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from annotation import quality_stats as q
+from annotation.pure import quality_stats as q
 
 
 def null_cells(rng: np.random.Generator, tasks: int = 8, models: int = 4, icc: float = 0.7):

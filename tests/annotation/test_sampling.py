@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.sampling import (
+from annotation.pure.sampling import (
     Candidate,
     bucket_of,
     filter_candidates,
@@ -269,7 +269,7 @@ def test_the_pure_annotation_modules_import_no_django(module):
     import importlib
     import inspect
 
-    tree = ast.parse(inspect.getsource(importlib.import_module(f"annotation.{module}")))
+    tree = ast.parse(inspect.getsource(importlib.import_module(f"annotation.pure.{module}")))
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not {name for name in imported if name.split(".")[0] == "django"}

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from jury.aggregate import (
+from jury.pure.aggregate import (
     EXCLUDED_STATUSES,
     breakdown,
     leaderboard,
@@ -14,7 +14,7 @@ from jury.aggregate import (
     weighted_aggregate,
     weighted_detail,
 )
-from jury.parsing import ParsedVerdict
+from jury.pure.parsing import ParsedVerdict
 from ratings.rubric import load_rubric
 
 WEIGHTS = load_rubric().weights

@@ -1,7 +1,7 @@
 """Where the conversation settles a rubric's applicability rule, a judge's N/A against it is
 refused (stored as na_not_allowed), and elsewhere it stays the judge's call."""
 
-from jury.applicability import not_applicable_refusal
+from jury.pure.applicability import not_applicable_refusal
 from patientagentbench.transcripts import transcript_of
 
 SILENT = [{"role": "user", "content": "Hello?"}]

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jury.consistency import ALL, compare_versions, ordinal_alpha, retest
-from jury.parsing import parse_verdict
-from jury.simulated import SimulatedJudgeProvider
+from jury.pure.consistency import ALL, compare_versions, ordinal_alpha, retest
+from jury.pure.parsing import parse_verdict
+from jury.pure.simulated import SimulatedJudgeProvider
 from patientagentbench.providers.types import CallContext, Message
 
 

@@ -9,8 +9,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation import agreement
-from annotation.envelope import OVERRIDDEN, WITHHELD
+from annotation.pure import agreement
+from annotation.pure.envelope import OVERRIDDEN, WITHHELD
 from jury.qualification import standing
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import Trace

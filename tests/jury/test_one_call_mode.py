@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from jury.forms import JudgeForm
 from jury.models import Judge, Verdict
-from jury.parsing import parse_all_dimensions
-from jury.prompts import JUDGE_PROMPT_VERSION, conversation_text, judge_all_messages
+from jury.pure.parsing import parse_all_dimensions
+from jury.pure.prompts import JUDGE_PROMPT_VERSION, conversation_text, judge_all_messages
 from jury.scoring import execute_inline, execute_job, launch_jury
 from patientagentbench.providers.types import Completion
 from patientagentbench.transcripts import transcript_of

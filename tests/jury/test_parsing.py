@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from jury.parsing import (
+from jury.pure.parsing import (
     NOT_APPLICABLE,
     OK,
     UNPARSEABLE,
@@ -16,7 +16,7 @@ from jury.parsing import (
     parse_completion,
     parse_verdict,
 )
-from jury.prompts import JSON_SCHEMA, RATIONALE_MAX_CHARS
+from jury.pure.prompts import JSON_SCHEMA, RATIONALE_MAX_CHARS
 from patientagentbench.providers.types import Completion, ToolCall
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jury.prompts import (
+from jury.pure.prompts import (
     JSON_SCHEMA,
     JUDGE_PROMPT_VERSION,
     RESPONSE_FORMAT,

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jury.parsing import NOT_APPLICABLE, OK, UNPARSEABLE, parse_verdict
-from jury.prompts import TOOL_SPEC
-from jury.simulated import (
+from jury.pure.parsing import NOT_APPLICABLE, OK, UNPARSEABLE, parse_verdict
+from jury.pure.prompts import TOOL_SPEC
+from jury.pure.simulated import (
     NA_TRIAGE_NO_SYMPTOM,
     PROFILES,
     SIMULATED_LABEL,

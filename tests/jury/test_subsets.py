@@ -11,8 +11,9 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jury import subsets, timing
+from jury import timing
 from jury.models import JuryRun, Verdict
+from jury.pure import subsets
 from jury.scoring import JuryError, execute_inline, launch_jury
 from ratings.rubric import cached_rubric
 from tests.jury.conftest import simulated_model, verdict

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jury import validity
+from jury.pure import validity
 
 scores = st.lists(st.integers(1, 5), min_size=1, max_size=30)
 

@@ -8,7 +8,7 @@ recognised by its header: `conversation` is the item, `rater_kind` says jury or 
 and judges' rows are skipped (the jury's verdict already stands for them). A jury score may be a
 fraction (the mean of its judges) in either layout: it is kept as it is for MAE, bias and the
 correlations and meets whole scores by `--tie-rule` elsewhere; how many there were is
-reported. The figures are `annotation.agreement`'s, the verdict `annotation.envelope`'s.
+reported. The figures are `annotation.pure.agreement`'s, the verdict `annotation.pure.envelope`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.agreement import (
+from annotation.pure.agreement import (
     CLINICIAN,
     JURY,
     LEVEL,
@@ -39,7 +39,7 @@ from annotation.agreement import (
     Rating,
     agreement,
 )
-from annotation.envelope import RESAMPLED
+from annotation.pure.envelope import RESAMPLED
 from patientagentbench.analysis.statistics import jsonable
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from jury.forms import JudgeForm
 from jury.models import Judge
-from jury.prompts import JUDGE_PROMPT_VERSION
+from jury.pure.prompts import JUDGE_PROMPT_VERSION
 from patientagentbench.models import ModelConfig
 
 

@@ -3,9 +3,9 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
-from jury import subsets
 from jury.forms import MAX_REPEAT
 from jury.models import JuryRun, Panel
+from jury.pure import subsets
 from jury.scoring import JUDGE_JOBS, JuryError, execute_inline, launch_jury, progress
 from patientagentbench.models import Run, Trace
 from patientagentbench.runs import jobs

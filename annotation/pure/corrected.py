@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats
 
-from jury.aggregate import wilson
+from jury.pure.aggregate import wilson
 from ratings.scale import PASS_THRESHOLD
 
 LEVEL = 0.95

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from jury.aggregate import wilson
+from jury.pure.aggregate import wilson
 from ratings.scale import SCORES
 from ratings.ties import DEFAULT_TIE_RULE, score_shares
 

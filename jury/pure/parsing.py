@@ -19,7 +19,7 @@ What is accepted, and why:
   the score is the measurement and a terse judge still measured; a rationale that is not
   text, or longer than the answer schema's bound (`RATIONALE_MAX_CHARS`), is refused.
 - On a well-typed answer (the schema's three keys with their JSON types) this parser and
-  `jury.prompts.JSON_SCHEMA` agree exactly (tests/jury/test_parsing.py checks it).
+  `jury.pure.prompts.JSON_SCHEMA` agree exactly (tests/jury/test_parsing.py checks it).
 - A refusal ("I can't help with that") or text without an object is unparseable.
 """
 
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jury.prompts import RATIONALE_MAX_CHARS
+from jury.pure.prompts import RATIONALE_MAX_CHARS
 from ratings.scale import SCORES
 
 OK = "ok"

@@ -15,7 +15,7 @@ Reproducible: the same candidates and seed give the same sample whatever their i
 because candidates are sorted by key before the seed is used.
 
 That sample is chosen for checkability, not at random, so nothing measured on it carries over
-to the conversations left out. For that (the jury-corrected estimates of `annotation.corrected`)
+to the conversations left out. For that (the jury-corrected estimates of `annotation.pure.corrected`)
 `random_share` draws at random instead, uniformly or the same number from each model, and
 records every candidate's inclusion probability, sampled or not.
 """

@@ -31,7 +31,7 @@ RATIONALE_MAX_CHARS = 1500  # two to five sentences fit many times over; more is
 
 # Rationale comes first on purpose: under structured output the model writes properties in
 # schema order, so it gives its reasons before it commits to a number. The two branches are
-# exactly what `jury.parsing` accepts from a well-typed answer: a score 1..5 when the
+# exactly what `jury.pure.parsing` accepts from a well-typed answer: a score 1..5 when the
 # dimension applies, and when it does not, any integer or null score (ignored by the parser).
 # The rationale is bounded so an answer rarely reaches the token cap (a cut answer is stored
 # as `truncated`).

@@ -33,7 +33,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from jury.prompts import TOOL_NAME
+from jury.pure.prompts import TOOL_NAME
 from patientagentbench.providers.types import CallContext, Completion, Message, ToolCall
 from sandbox.seeding import stable_rng
 
@@ -76,7 +76,7 @@ class JudgeProfile:
     not_applicable: float  # per-call rate of a not-applicable answer, any dimension
     tokens_out: int = 90
     # Reads the outcome checks backwards: a judge that is consistent and wrong, for showing
-    # (and testing) that consistency is not correctness (jury.validity).
+    # (and testing) that consistency is not correctness (jury.pure.validity).
     inverted: bool = False
 
 

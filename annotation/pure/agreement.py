@@ -18,7 +18,7 @@ agreement and kappa by the tie rule (`ratings.ties`: half up by default, half do
 credit to each neighbour), which every result names. MAE, bias, Pearson and Spearman use the
 mean itself, never rounded.
 
-The verdict — is the jury inside the human envelope? — is `annotation.envelope`'s: adjacent
+The verdict — is the jury inside the human envelope? — is `annotation.pure.envelope`'s: adjacent
 agreement and mean pairwise Cohen QWK, the same estimator on both sides, in one paired
 bootstrap of 10,000 resamples over items, widened for the sampling of clinicians. The clinicians' kappa beside the jury's anywhere is that same
 mean of pairwise Cohen kappas (pooling both orders of every clinician pair would give a
@@ -45,11 +45,11 @@ from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 # The verdict's words and settings, re-exported: the pages and the command name them here.
-from annotation.envelope import ABOVE as ABOVE
-from annotation.envelope import BELOW as BELOW
-from annotation.envelope import INCONCLUSIVE as INCONCLUSIVE
-from annotation.envelope import INSIDE as INSIDE
-from annotation.envelope import (
+from annotation.pure.envelope import ABOVE as ABOVE
+from annotation.pure.envelope import BELOW as BELOW
+from annotation.pure.envelope import INCONCLUSIVE as INCONCLUSIVE
+from annotation.pure.envelope import INSIDE as INSIDE
+from annotation.pure.envelope import (
     MIN_ITEMS,
     RATER_MODES,
     RESAMPLED,
@@ -58,9 +58,9 @@ from annotation.envelope import (
     clinician_kappa,
     wilson_interval,
 )
-from annotation.envelope import NOT_ENOUGH as NOT_ENOUGH
-from annotation.envelope import VERDICTS as VERDICTS
-from annotation.envelope import envelope as envelope_verdict
+from annotation.pure.envelope import NOT_ENOUGH as NOT_ENOUGH
+from annotation.pure.envelope import VERDICTS as VERDICTS
+from annotation.pure.envelope import envelope as envelope_verdict
 from ratings.alpha import alpha_undefined, no_variation
 from ratings.scale import PASS_THRESHOLD, SCORES
 from ratings.ties import DEFAULT_TIE_RULE, HALF_DOWN, HALF_UP, check_rule, score_shares

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.agreement import (
+from annotation.pure.agreement import (
     LEVEL,
     Rating,
     Scores,
