@@ -71,19 +71,12 @@ def test_an_honest_judge_gets_no_warning(client, researcher, checked_run):
 def calibration_round(run, name="Round 1", min_exact=0.5, min_adjacent=0.8):
     """Every conversation of the run as a reference item whose reference agrees with its
     outcome checks: 4 where they passed, 2 where they failed, on every scored dimension."""
-    from annotation.models import Item, Study
-
-    round_ = Study.objects.create(
-        kind=Study.Kind.CALIBRATION, name=name, min_exact=min_exact, min_adjacent=min_adjacent
+    return calibration_round_of(
+        run.traces.values_list("pk", flat=True),
+        name,
+        min_exact=min_exact,
+        min_adjacent=min_adjacent,
     )
-    for trace in run.traces.order_by("pk"):
-        Item.objects.create(
-            study=round_,
-            trace=trace,
-            is_reference=True,
-            reference={d: {"score": 4 if trace.correct else 2, "why": ""} for d in SCORED},
-        )
-    return round_
 
 
 def calibrated(panel, round_):
@@ -145,11 +138,11 @@ def inverted_on_the_dashboard(scored, inverted_panel):  # noqa: F811
     return inverted_panel
 
 
-def calibration_round_of(trace_ids):
+def calibration_round_of(trace_ids, name="Round on the dashboard", **thresholds):
     from annotation.models import Item, Study
 
-    round_ = Study.objects.create(kind=Study.Kind.CALIBRATION, name="Round on the dashboard")
-    for trace in Trace.objects.filter(pk__in=trace_ids):
+    round_ = Study.objects.create(kind=Study.Kind.CALIBRATION, name=name, **thresholds)
+    for trace in Trace.objects.filter(pk__in=list(trace_ids)).order_by("pk"):
         Item.objects.create(
             study=round_,
             trace=trace,

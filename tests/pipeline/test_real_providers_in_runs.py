@@ -65,15 +65,7 @@ def test_429_with_retry_after_is_retried_and_the_run_finishes(server, office_sui
     model = ModelConfig.objects.create(
         name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
     )
-    run = launch_run(
-        suite=office_suite,
-        models=[model],
-        repetitions=1,
-        enqueue=False,
-        tasks=list(office_suite.tasks.filter(task_id="retrieve-001")),
-    )
-    execute_inline(run)
-    trace = run.traces.get()
+    trace = _one_task_run(office_suite, model)
     assert trace.status == Trace.Status.DONE, trace.error
     assert len(server.requests) >= 4  # two failures, then the conversation
 
