@@ -138,6 +138,9 @@ class JudgeJob(Job):
     )
     judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="jobs")
     repetition = models.PositiveSmallIntegerField(default=0)
+    # Calls retried after a timeout ({"kind", "model", "attempt", "detail"}), as on a trace:
+    # a retry that then succeeds would otherwise hide a timeout too short for the model.
+    warnings = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["jury_run", "trace", "judge", "repetition"]

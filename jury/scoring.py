@@ -199,28 +199,33 @@ def execute_job(job_id: int, worker: str = "") -> None:
         return
     job = JudgeJob.objects.select_related("jury_run__panel", "judge__model").get(pk=job_id)
     jobs.mark_batch_running(JUDGE_JOBS, job.jury_run_id)
+    warnings: list[dict] = []  # calls retried after a timeout, kept with the job
     try:
         answers = score_conversation(
-            job, deadline=time.monotonic() + settings.TRACE_WALL_CLOCK_S, job_claim=job_claim
+            job,
+            deadline=time.monotonic() + settings.TRACE_WALL_CLOCK_S,
+            job_claim=job_claim,
+            warnings=warnings,
         )
     except OutOfTime as exc:
-        _fail(job_claim, str(exc))
+        _fail(job_claim, str(exc), warnings)
     except Exception as exc:  # noqa: BLE001 - a job ends as a kept error, never vanishes
         log.exception("judge job %s failed", job_id)
-        _fail(job_claim, f"{type(exc).__name__}: {exc}")
+        _fail(job_claim, f"{type(exc).__name__}: {exc}", warnings)
     else:
-        _store(job, job_claim, answers)
+        _store(job, job_claim, answers, warnings)
     finish_if_done(job.jury_run_id)
 
 
 score_job_task = jobs.job_task("jury.scoring.score_job_task")(execute_job)
 
 
-def _fail(job_claim: Claim, error: str) -> None:
+def _fail(job_claim: Claim, error: str, warnings: list[dict] | None = None) -> None:
     held(JudgeJob, job_claim).update(
         status=JudgeJob.Status.ERROR,
         worker="",
         error=redact(error)[:2000],
+        warnings=warnings or [],
         finished_at=timezone.now(),
     )
 
@@ -239,7 +244,10 @@ class Answer:
 
 
 def score_conversation(
-    job: JudgeJob, deadline: float | None = None, job_claim: Claim | None = None
+    job: JudgeJob,
+    deadline: float | None = None,
+    job_claim: Claim | None = None,
+    warnings: list[dict] | None = None,
 ) -> list[Answer]:
     """One answer per scored dimension, in the rubric's order; fewer when the scoring was
     cancelled, stopped at its spend limit, or the job was taken back from this worker (each
@@ -255,6 +263,7 @@ def score_conversation(
         job_claim,
         provider=judge_provider(judge.model),
         caller_slot=judge.concurrency_slot,
+        warnings=warnings,
     )
     if judge.one_call:
         return _judge_all(
@@ -271,7 +280,7 @@ def score_conversation(
             # Read only by the simulated judge, which imitates a judge from these signals;
             # real providers never send `task` anywhere.
             task={**signals, "dimension": dimension.key},
-            timeout_s=settings.PROVIDER_TIMEOUT_S,
+            timeout_s=jobs.timeout_for(judge.model),
             output_schema=OUTPUT,
             max_output_tokens=JUDGE_MAX_OUTPUT_TOKENS,
         )
@@ -327,7 +336,7 @@ def _judge_all(
                 job.repetition,
             ),
             task={**signals, "dimensions": keys},  # read by the simulated judge only
-            timeout_s=settings.PROVIDER_TIMEOUT_S,
+            timeout_s=jobs.timeout_for(judge.model),
             output_schema=all_dimensions_output(keys),
             max_output_tokens=cap,
         )
@@ -480,7 +489,9 @@ def _conversation(trace_id: int) -> tuple[list, dict, dict]:
     return messages, case or {}, signals
 
 
-def _store(job: JudgeJob, job_claim: Claim, answers: list[Answer]) -> None:
+def _store(
+    job: JudgeJob, job_claim: Claim, answers: list[Answer], warnings: list[dict] | None = None
+) -> None:
     panel, judge = job.jury_run.panel, job.judge
     with transaction.atomic():
         # The job's row, locked while the claim holds: a job taken back from a worker
@@ -515,6 +526,7 @@ def _store(job: JudgeJob, job_claim: Claim, answers: list[Answer]) -> None:
             worker="",
             status=JudgeJob.Status.CANCELLED if stopped else JudgeJob.Status.DONE,
             cost=sum((a.cost for a in answers), Decimal(0)),
+            warnings=warnings or [],
             finished_at=timezone.now(),
         )
 

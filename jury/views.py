@@ -239,6 +239,13 @@ def _live_context(jury_run: JuryRun) -> dict:
         "dimensions": len(rubric.scored),
         "job_errors": jury_run.jobs.filter(status=JudgeJob.Status.ERROR)[:5],
         "failed_jobs": jury_run.jobs.filter(status=JudgeJob.Status.ERROR).count(),
+        "timeout_warnings": [
+            warning
+            for warnings in jury_run.jobs.exclude(warnings=[]).values_list("warnings", flat=True)[
+                :50
+            ]
+            for warning in warnings
+        ],
         "worker_alive": worker_alive(),
         "resume_form": ResumeForm(initial={"spend_limit": jury_run.spend_limit}),
     }

@@ -282,3 +282,29 @@ def test_a_not_applicable_the_rubric_forbids_is_a_counted_failure_of_the_judge(
     assert "the agent replied" in safety.attempt_log[-1]["problem"]
     left_out = verdicts.conversation_verdicts(job.jury_run.panel)[0].left_out
     assert left_out["na_not_allowed"] == 1 and left_out["not_applicable"] == 0
+
+
+def test_a_judge_call_retried_after_a_timeout_is_kept_on_its_job_and_shown(
+    scenario_run, settings, client, researcher
+):
+    from tests.fakes.llm_server import delayed_reply
+
+    settings.PROVIDER_BASE_DELAY_S = 0.01
+    settings.PROVIDER_TIMEOUT_S = 0.3
+    with FakeLLMServer() as server:
+        jury_run, job = _one_job(scenario_run, _openai_judge(server, name="local-judge"))
+        server.script(
+            OPENAI,
+            delayed_reply(1.0),  # the first call runs past the timeout, then is retried
+            *[text_reply(_verdict_json(4)) for _ in range(len(SCORED) + 1)],
+        )
+        execute_job(job.pk)
+    job.refresh_from_db()
+    assert set(Verdict.objects.filter(job=job).values_list("status", flat=True)) == {"ok"}
+    (warning,) = job.warnings
+    assert (
+        warning["kind"] == "timeout_retry" and "PROVIDER_TIMEOUT_S_LOCAL_JUDGE" in warning["detail"]
+    )
+    client.force_login(researcher)
+    page = client.get(reverse("jury_run", args=[jury_run.pk])).content.decode()
+    assert "1 judge call timed out and was retried" in page
