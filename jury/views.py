@@ -187,12 +187,18 @@ def _estimates(conversations: int, dimensions: int, is_admin: bool) -> list[dict
     for panel in Panel.objects.filter(imported=False).prefetch_related("judges__model"):
         paid = spending.is_paid(panel)
         estimate = timing.scoring_time(panel, conversations, dimensions, 1)
-        one = timing.scoring_time(panel, 1, dimensions, 1)
+        # Time grows linearly with conversations: one estimate (one latency query per
+        # judge) serves both figures.
+        each = (
+            estimate.seconds / conversations
+            if estimate.seconds is not None and conversations
+            else None
+        )
         rows.append(
             {
                 "name": panel.name,
                 "time": timing.words(estimate.seconds) if estimate.seconds is not None else None,
-                "time_each": timing.words(one.seconds) if one.seconds is not None else None,
+                "time_each": timing.words(each) if each is not None else None,
                 "latencies": estimate.per_judge,
                 "unmeasured": estimate.unmeasured,
                 "calls": conversations * len(panel.judges.all()) * dimensions,
@@ -239,11 +245,10 @@ def _live_context(jury_run: JuryRun) -> dict:
         "dimensions": len(rubric.scored),
         "job_errors": jury_run.jobs.filter(status=JudgeJob.Status.ERROR)[:5],
         "failed_jobs": jury_run.jobs.filter(status=JudgeJob.Status.ERROR).count(),
+        # Only jobs that retried after a timeout (few): every warning, so the count is true.
         "timeout_warnings": [
             warning
-            for warnings in jury_run.jobs.exclude(warnings=[]).values_list("warnings", flat=True)[
-                :50
-            ]
+            for warnings in jury_run.jobs.exclude(warnings=[]).values_list("warnings", flat=True)
             for warning in warnings
         ],
         "worker_alive": worker_alive(),
