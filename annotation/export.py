@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from annotation.models import Assignment, Study, Submission
-from patientagentbench import csv_safe
+from ratings.rating import ratings_of
 from ratings.rubric import cached_rubric
+from ratings.table import scores_row, write_ratings
 
 COLUMNS = (
     "study",
@@ -79,13 +80,7 @@ def score_rows(study: Study, all_versions: bool = False) -> Iterator[dict]:
 
 def write_csv(study: Study, out: TextIO, all_versions: bool = False) -> int:
     """Write the header and every row; returns the number of rows (header not counted)."""
-    writer = csv_safe.SafeDictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    count = 0
-    for row in score_rows(study, all_versions):
-        writer.writerow(row)
-        count += 1
-    return count
+    return write_ratings(out, COLUMNS, score_rows(study, all_versions), lineterminator="\n")
 
 
 def clinician_rating_rows(run_id: int | None = None) -> Iterator[dict]:
@@ -101,14 +96,5 @@ def clinician_rating_rows(run_id: int | None = None) -> Iterator[dict]:
         "scores",
         "assignment__item__study__rubric_version",
     ).order_by("assignment__item__trace_id", "assignment__clinician__code"):
-        for dimension, score in sorted(scores.items()):
-            yield {
-                "conversation": trace_id,
-                "rater_kind": "clinician",
-                "rater": code,
-                "dimension": dimension,
-                "score": score,
-                "status": "ok" if score is not None else "not_applicable",
-                "rubric_version": rubric_version,
-                "repetition": "",
-            }
+        for rating in ratings_of(trace_id, code, dict(sorted(scores.items()))):
+            yield scores_row(rating, rubric_version=rubric_version, repetition="")

@@ -20,13 +20,14 @@ from decimal import Decimal
 from django.db import transaction
 
 from annotation.models import Item, Study
-from annotation.pure.calibration import Rating, Thresholds, round_report
+from annotation.pure.calibration import Thresholds, round_report
 from annotation.qualification import references_of
 from jury import verdicts
 from jury.models import JudgeQualification, JuryRun, Panel, Verdict
 from jury.qualification import panel_signature
 from jury.scoring import JuryError, launch_jury
 from patientagentbench.models import Trace
+from ratings.rating import JURY, NOT_APPLICABLE, OK, Rating
 from ratings.rubric import cached_rubric
 
 PANEL_RATER = "\x00panel"  # the panel verdict as a rater: no judge can be named this
@@ -112,7 +113,9 @@ def ratings(panel: Panel, round_: Study) -> dict[str, list[Rating]]:
 
 
 def _rating(rater: str, item: str, dimension: str, status: str, score) -> Rating:
-    return Rating(rater, item, dimension, score if status == Verdict.Status.OK else None)
+    if status != Verdict.Status.OK:
+        return Rating(item, rater, dimension, None, NOT_APPLICABLE, JURY)
+    return Rating(item, rater, dimension, score, OK, JURY)
 
 
 def unanswered(panel: Panel, round_: Study) -> int:

@@ -8,7 +8,9 @@ written when a round closes (`annotation.lifecycle`), so later submissions canno
 from __future__ import annotations
 
 from annotation.models import Clinician, Item, Qualification, Study, Submission
-from annotation.pure.calibration import Rating, RoundReport, Thresholds, round_report
+from annotation.pure.calibration import RoundReport, Thresholds, round_report
+from ratings.rating import Rating
+from ratings.rating import ratings_of as submission_ratings
 from ratings.rubric import cached_rubric as load_rubric
 
 
@@ -17,12 +19,13 @@ def ratings_of(study: Study) -> list[Rating]:
     rows = Submission.objects.current().filter(assignment__item__study=study)
     scored = _scored_dimensions(study)
     return [
-        Rating(clinician=code, item=str(item_id), dimension=dimension, score=score)
+        rating
         for code, item_id, scores in rows.values_list(
             "assignment__clinician__code", "assignment__item_id", "scores"
         )
-        for dimension, score in scores.items()
-        if dimension in scored
+        for rating in submission_ratings(
+            str(item_id), code, {d: s for d, s in scores.items() if d in scored}
+        )
     ]
 
 

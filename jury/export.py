@@ -27,19 +27,10 @@ from jury.models import Panel
 from jury.pure.aggregate import no_score_status
 from jury.qualification import standing
 from jury.verdicts import conversation_verdicts, rubric_of
-from patientagentbench import csv_safe
+from ratings.rating import JURY, Rating
+from ratings.table import JUDGE, SCORES, scores_row, write_ratings
 
-COLUMNS = (
-    "conversation",
-    "rater_kind",
-    "rater",
-    "dimension",
-    "score",
-    "status",
-    "rubric_version",
-    "repetition",
-    "qualified",
-)
+COLUMNS = (*SCORES, "rubric_version", "repetition", "qualified")
 FORMATS = ("csv", "parquet")
 
 
@@ -58,33 +49,34 @@ def score_rows(panels: Iterable[Panel] | None = None, run_id: int | None = None)
                 }
                 for answer in verdict.answers:
                     judge_standing = standings.get(answer.judge)
-                    yield {
-                        "conversation": conversation.trace_id,
-                        "rater_kind": "judge",
-                        "rater": answer.judge,
-                        "dimension": verdict.dimension,
-                        "score": answer.score,
-                        "status": answer.status,
-                        "rubric_version": answer.rubric_version,
-                        "repetition": answer.repetition,
-                        "qualified": _yes(
+                    rating = Rating(
+                        conversation.trace_id,
+                        answer.judge,
+                        verdict.dimension,
+                        answer.score,
+                        answer.status,
+                        JURY,
+                    )
+                    yield scores_row(
+                        rating,
+                        rater_kind=JUDGE,
+                        rubric_version=answer.rubric_version,
+                        repetition=answer.repetition,
+                        qualified=_yes(
                             judge_standing is not None and judge_standing.is_qualified(track)
                         ),
-                    }
+                    )
 
 
 def _jury_row(panel: Panel, conversation, verdict) -> dict:
     score = verdict.panel.score
-    return {
-        "conversation": conversation.trace_id,
-        "rater_kind": "jury",
-        "rater": panel.name,
-        "dimension": verdict.dimension,
-        "score": None if score is None else round(score, 4),
-        "status": "ok" if score is not None else no_score_status(verdict.panel.n_excluded),
-        "rubric_version": verdict.answers[0].rubric_version if verdict.answers else "",
-        "repetition": conversation.repetition,
-    }
+    status = "ok" if score is not None else no_score_status(verdict.panel.n_excluded)
+    rounded = None if score is None else round(score, 4)
+    return scores_row(
+        Rating(conversation.trace_id, panel.name, verdict.dimension, rounded, status, JURY),
+        rubric_version=verdict.answers[0].rubric_version if verdict.answers else "",
+        repetition=conversation.repetition,
+    )
 
 
 def _yes(flag: bool) -> str:
@@ -98,14 +90,8 @@ def write_scores(path: Path, fmt: str, rows: Iterable[dict]) -> int:
 
 
 def write_csv(path: Path, rows: Iterable[dict]) -> int:
-    count = 0
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv_safe.SafeDictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: "" if row.get(k) is None else row[k] for k in COLUMNS})
-            count += 1
-    return count
+        return write_ratings(handle, COLUMNS, rows)
 
 
 def write_parquet(path: Path, rows: Iterable[dict]) -> int:

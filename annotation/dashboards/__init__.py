@@ -1,5 +1,5 @@
 """The live agreement dashboards (DESIGN §7, issue 10), cut by page: clinicians' current scores
-and a jury's verdicts read from the database as `agreement.Rating`s (`loading`), every agreement
+and a jury's verdicts read from the database as `ratings.rating.Rating`s (`loading`), every agreement
 figure computed by the pure `agreement` module, and each page (`jury`, `raters`, `quality`,
 `planner`; `breakdowns` for the jury and quality pages) owning its tables and figures, kept as
 plain data (numbers, `tables` of display strings, rendered plotly figures and their JSON) in the

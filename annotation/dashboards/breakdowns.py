@@ -20,9 +20,9 @@ from annotation.dashboards.figures import apply_layout, empty_figure, figure
 from annotation.dashboards.loading import Dataset, jury_scores
 from annotation.dashboards.tables import table
 from annotation.pure import agreement
-from annotation.pure.agreement import Rating
 from jury.models import Panel, Verdict
 from patientagentbench.cases.attribute_labels import attribute_label, value_label
+from ratings.rating import Rating
 
 # --- breakdowns: by model, case attribute, judge or panel ---------------------------------------
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from annotation.dashboards.cache import CACHE_SECONDS, DATA_VERSION
 from annotation.dashboards.loading import Dataset
 from annotation.pure import agreement
-from annotation.pure.agreement import Rating
 from patientagentbench.cache import memo
+from ratings.rating import Rating
 
 LIVE_RESAMPLES = 500
 BREAKDOWN_RESAMPLES = 200
@@ -32,8 +32,8 @@ def page_summary(ds: Dataset) -> dict:
     na = sum(1 for r in ratings if r.score is None)
     jury = ds.jury.scores if ds.jury else {}
     return {
-        "conversations": len({s.trace for s in ds.scores}),
-        "clinicians": len({s.clinician for s in ds.scores}),
+        "conversations": len({s.item for s in ds.scores}),
+        "clinicians": len({s.rater for s in ds.scores}),
         "clinician_scores": len(ratings) - na,
         "not_applicable": na,
         "jury": ds.jury.label if ds.jury else "",

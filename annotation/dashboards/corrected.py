@@ -148,8 +148,8 @@ def _estimates(
     summary = {
         "population": len(population),
         "sampled": len(sampled),
-        "scored": len({s.trace for s in ds.scores}),
-        "clinicians": len({s.clinician for s in ds.scores}),
+        "scored": len({s.item for s in ds.scores}),
+        "clinicians": len({s.rater for s in ds.scores}),
         "min_labelled": corrected.MIN_LABELLED,
         "weighted": any("Hájek" in r["mean"][corrected.PPI].interval for r in rows),
     }

@@ -1,5 +1,5 @@
 """Clinicians' current scores and a jury's verdicts read from the database into a `Dataset` of
-plain records (and `agreement.Rating`s), plus the filter form's choices. What the jury is here:
+plain records (`ratings.rating.Rating`s), plus the filter form's choices. What the jury is here:
 a panel's verdict per conversation and dimension, its repetitions combined as
 `jury.verdicts.panel_records` combines them (the mean of the panel scores), then rounded half up
 to a 1–5 score; or one judge alone, the same way. A verdict that is not a number stays what it
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Any
 
 from django.db.models import Count
@@ -20,7 +19,7 @@ from django.db.models import Count
 from annotation.dashboards.filters import Filters
 from annotation.models import Study, Submission
 from annotation.pure import agreement
-from annotation.pure.agreement import Rating, half_up
+from annotation.pure.agreement import half_up
 from jury.models import Judge, Panel, Verdict
 from jury.pure import aggregate
 from jury.verdicts import case_attributes, verdicts_of
@@ -32,6 +31,7 @@ from patientagentbench.cases.attribute_labels import (
     ordered_keys,
 )
 from patientagentbench.models import Run, Task, Trace
+from ratings.rating import Rating, ratings_of
 from ratings.rubric import REALISM, Rubric, cached_rubric
 
 JURY_RATER = "jury"
@@ -61,19 +61,6 @@ class Conversation:
 
 
 @dataclass(frozen=True)
-class Score:
-    """One clinician's current score on one dimension of one conversation in one study."""
-
-    trace: int
-    clinician: str
-    dimension: str
-    score: int | None  # None: not applicable
-    at: datetime
-    study: int
-    reference: int | None = None  # the item's reference score, on a reference item
-
-
-@dataclass(frozen=True)
 class Jury:
     """Jury scores per (trace, dimension): (rounded score or None, status, unrounded mean)."""
 
@@ -85,7 +72,7 @@ class Jury:
 class Dataset:
     filters: Filters
     rubric: Rubric
-    scores: list[Score]
+    scores: list[Rating]  # clinicians' current scores, item = the trace id as text
     conversations: dict[int, Conversation]
     studies: dict[int, dict]
     panel: Panel | None = None
@@ -113,6 +100,9 @@ class Dataset:
             mine = [r for r in self.ratings(jury=False) if r.dimension == dimension]
             self._matrices[dimension] = agreement.clinician_matrix(mine, dimension, n_resamples=0)
         return self._matrices[dimension]
+
+    def conversation_of(self, rating: Rating) -> Conversation | None:
+        return self.conversations.get(int(rating.item))
 
     @property
     def models(self) -> list[str]:
@@ -143,25 +133,17 @@ class Dataset:
 
 
 def to_ratings(
-    scores: Iterable[Score], jury: Jury | None, traces: set[int] | None = None
+    scores: Iterable[Rating], jury: Jury | None, traces: set[int] | None = None
 ) -> list[Rating]:
-    latest: dict[tuple[int, str, str], Score] = {}
+    wanted = None if traces is None else {str(t) for t in traces}
+    latest: dict[tuple, Rating] = {}
     for score in scores:  # in submission order: a later study's score replaces an earlier one
-        if traces is None or score.trace in traces:
-            latest[(score.trace, score.clinician, score.dimension)] = score
-    ratings = [
-        Rating(
-            str(s.trace),
-            s.clinician,
-            s.dimension,
-            s.score,
-            agreement.OK if s.score is not None else agreement.NOT_APPLICABLE,
-        )
-        for s in latest.values()
-    ]
-    scored = {s.trace for s in latest.values()}
+        if wanted is None or score.item in wanted:
+            latest[(score.item, score.rater, score.dimension)] = score
+    ratings = list(latest.values())
+    scored = {s.item for s in ratings}
     for (trace, dimension), (value, status, mean) in (jury.scores if jury else {}).items():
-        if trace in scored:
+        if str(trace) in scored:
             # The panel's mean itself: agreement meets whole scores by the tie rule and keeps
             # the mean for MAE, bias and correlations (rounding first biased them).
             score = None if value is None else mean
@@ -180,7 +162,7 @@ def load(filters: Filters) -> Dataset:
         )
     }
     dataset = Dataset(filters, _rubric(filters), scores, conversations, studies)
-    traces = sorted({s.trace for s in scores})
+    traces = sorted({int(s.item) for s in scores})
     dataset.panel = _panel(filters.panel, traces)
     if dataset.panel is not None:
         dataset.judge = dataset.panel.judges.filter(pk=filters.judge).first()
@@ -235,7 +217,7 @@ def _conversations(submissions, attribute: str) -> dict[int, Conversation]:
     return conversations
 
 
-def _scores(submissions, conversations: Mapping[int, Conversation]) -> list[Score]:
+def _scores(submissions, conversations: Mapping[int, Conversation]) -> list[Rating]:
     rows = submissions.values_list(
         "assignment__item__trace_id",
         "assignment__item__study_id",
@@ -250,9 +232,8 @@ def _scores(submissions, conversations: Mapping[int, Conversation]) -> list[Scor
         if trace not in conversations:
             continue
         references = (reference or {}) if is_reference else {}
-        for dimension, value in given.items():
-            expected = (references.get(dimension) or {}).get("score")
-            scores.append(Score(trace, code, dimension, value, at, study, expected))
+        expected = {d: (r or {}).get("score") for d, r in references.items()}
+        scores += ratings_of(str(trace), code, given, study=study, at=at, references=expected)
     return scores
 
 

@@ -152,7 +152,7 @@ def _plan(request: PlanRequest) -> dict:
     }
     return {
         "pilot": ds.studies.get(request.pilot, {}).get("name", ""),
-        "pilot_items": len({s.trace for s in ds.scores}),
+        "pilot_items": len({s.item for s in ds.scores}),
         "pilot_items_planned": min(plan.pilot_items.values(), default=0),
         "warning": plan.warning,
         "jury": ds.jury.label if ds.jury else "",

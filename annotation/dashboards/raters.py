@@ -251,7 +251,7 @@ def _least_realistic_table(ds: Dataset) -> dict:
     keys = set(_realism_keys(ds))
     per_case: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for score in ds.scores:
-        conversation = ds.conversations.get(score.trace)
+        conversation = ds.conversation_of(score)
         if score.dimension in keys and score.score is not None and conversation:
             per_case[(conversation.suite, conversation.case)][score.dimension].append(score.score)
     rows = []
@@ -283,19 +283,19 @@ def _drift_points(ds: Dataset) -> list[dict]:
     with the clinician's rolling agreement over their last `DRIFT_WINDOW` comparisons."""
     points = []
     windows: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    for score in sorted(ds.scores, key=lambda s: (s.at, s.clinician, s.trace, s.dimension)):
+    for score in sorted(ds.scores, key=lambda s: (s.at, s.rater, int(s.item), s.dimension)):
         if score.reference is None or score.score is None:
             continue
-        window = windows[score.clinician]
+        window = windows[score.rater]
         hit = (abs(score.score - score.reference) <= 1, score.score == score.reference)
         window.append(hit)
         recent = window[-DRIFT_WINDOW:]
         points.append(
             {
-                "clinician": score.clinician,
+                "clinician": score.rater,
                 "submitted_at": score.at.isoformat(),
                 "study": ds.studies.get(score.study, {}).get("name", score.study),
-                "trace": score.trace,
+                "trace": int(score.item),
                 "dimension": score.dimension,
                 "score": score.score,
                 "reference": score.reference,
@@ -316,7 +316,7 @@ def _realism_counts(ds: Dataset, attribute: str) -> dict[tuple[str, str], Counte
     counts: dict[tuple[str, str], Counter[int]] = defaultdict(Counter)
     keys = set(_realism_keys(ds))
     for score in ds.scores:
-        conversation = ds.conversations.get(score.trace)
+        conversation = ds.conversation_of(score)
         if score.dimension in keys and score.score is not None and conversation:
             for value in conversation.values_of(attribute) or ["(none)"]:
                 counts[(value, score.dimension)][score.score] += 1

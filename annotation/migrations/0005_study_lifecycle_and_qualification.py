@@ -4,7 +4,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from annotation.pure.calibration import Rating, Thresholds, round_report
+from annotation.pure.calibration import Thresholds, round_report
+from ratings.rating import Rating
 from ratings.rubric import cached_rubric
 
 
@@ -23,7 +24,7 @@ def record_existing_qualifications(apps, schema_editor):
             assignment__item__study=study, is_current=True
         ).exclude(assignment__status="withdrawn")
         ratings = [
-            Rating(code, str(item_id), dim, score)
+            Rating(item=str(item_id), rater=code, dimension=dim, score=score)
             for code, item_id, scores in rows.values_list(
                 "assignment__clinician__code", "assignment__item_id", "scores"
             )

@@ -62,16 +62,20 @@ from annotation.pure.envelope import NOT_ENOUGH as NOT_ENOUGH
 from annotation.pure.envelope import VERDICTS as VERDICTS
 from annotation.pure.envelope import envelope as envelope_verdict
 from ratings.alpha import alpha_undefined, no_variation
+
+# The one rating type and its words, re-exported: the pages and the command name them here.
+from ratings.rating import CLINICIAN as CLINICIAN
+from ratings.rating import JURY as JURY
+from ratings.rating import KINDS as KINDS
+from ratings.rating import NOT_APPLICABLE as NOT_APPLICABLE
+from ratings.rating import OK as OK
+from ratings.rating import STATUSES as STATUSES
+from ratings.rating import Rating as Rating
 from ratings.scale import PASS_THRESHOLD, SCORES
 from ratings.ties import DEFAULT_TIE_RULE, HALF_DOWN, HALF_UP, check_rule, score_shares
 from ratings.ties import TIE_RULES as TIE_RULES
 from ratings.ties import half_up as half_up
 
-OK = "ok"
-NOT_APPLICABLE = "not_applicable"
-STATUSES = (OK, NOT_APPLICABLE, "unparseable", "truncated", "na_not_allowed", "error")
-CLINICIAN, JURY = "clinician", "jury"
-KINDS = (CLINICIAN, JURY)
 LEVEL = 0.95
 RESAMPLES = 2000
 MARGIN = 0.1
@@ -95,21 +99,6 @@ _PASS = np.array([[s < PASS_THRESHOLD, s >= PASS_THRESHOLD] for s in SCORES], dt
 _AT_OR_ABOVE_DIAGONAL = np.triu(np.ones((len(SCORES), len(SCORES)), dtype=bool))
 _NOT_ASKED = "no resamples asked for"
 _JURY_KEY = "\x00jury"  # the jury as one more rater; no clinician code starts with NUL
-
-
-# --- input ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rating:
-    item: str
-    rater: str
-    dimension: str
-    # A whole score from a clinician; a jury's may be a panel's mean (2.5): it is compared with
-    # whole scores by the tie rule and used as it is for MAE, bias and correlations.
-    score: float | None  # None = not applicable (or no usable answer: see status)
-    status: str = OK  # ok, not_applicable, unparseable, error
-    kind: str = CLINICIAN  # clinician or jury
 
 
 # --- results -------------------------------------------------------------------------------------

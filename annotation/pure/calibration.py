@@ -22,6 +22,7 @@ import krippendorff
 import numpy as np
 
 from ratings.alpha import ALPHA_NAN, alpha_undefined
+from ratings.rating import Rating
 from ratings.scale import SCORES
 
 # Why a dimension was left out of `compare`.
@@ -48,14 +49,6 @@ class Comparisons(dict[str, Comparison]):
     def __init__(self, compared: dict[str, Comparison], excluded: dict[str, str]) -> None:
         super().__init__(compared)
         self.excluded = excluded
-
-
-@dataclass(frozen=True)
-class Rating:
-    clinician: str
-    item: str
-    dimension: str
-    score: int | None  # None = not applicable
 
 
 @dataclass(frozen=True)
@@ -124,8 +117,8 @@ def round_report(
     dimensions = list(dict.fromkeys(r.dimension for r in ratings))
     alphas = {d: dimension_alpha(d, [r for r in ratings if r.dimension == d]) for d in dimensions}
     clinicians: dict[str, dict[str, ClinicianResult]] = {}
-    for code in sorted({r.clinician for r in ratings}):
-        mine = [r for r in ratings if r.clinician == code]
+    for code in sorted({r.rater for r in ratings}):
+        mine = [r for r in ratings if r.rater == code]
         clinicians[code] = {
             d: _clinician_result(code, d, mine, reference, alphas[d], thresholds)
             for d in dimensions
@@ -138,11 +131,11 @@ def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
     """Ordinal Krippendorff's alpha over one dimension's ratings: units = items, raters =
     clinicians, not applicable = missing. None, with the reason, when it is undefined."""
     numeric = [r for r in ratings if r.score is not None]
-    raters = {code: row for row, code in enumerate(sorted({r.clinician for r in numeric}))}
+    raters = {code: row for row, code in enumerate(sorted({r.rater for r in numeric}))}
     items = {item: column for column, item in enumerate(sorted({r.item for r in numeric}))}
     matrix = np.full((len(raters), len(items)), np.nan)
     for r in numeric:
-        matrix[raters[r.clinician], items[r.item]] = _checked(r.score)
+        matrix[raters[r.rater], items[r.item]] = _checked(r.score)
     pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
     reason = alpha_undefined(
         len(raters), pairable.shape[1], pairable[~np.isnan(pairable)].tolist(), rater="clinician"
@@ -214,10 +207,10 @@ def _why_excluded(dimension: str, scores: dict, reference: dict) -> str:
 def _require_one_rating_each(ratings: list[Rating]) -> None:
     seen: set[tuple[str, str, str]] = set()
     for r in ratings:
-        key = (r.clinician, r.item, r.dimension)
+        key = (r.rater, r.item, r.dimension)
         if key in seen:
             raise ValueError(
-                f"{r.clinician} rated item {r.item} on {r.dimension} more than once; "
+                f"{r.rater} rated item {r.item} on {r.dimension} more than once; "
                 "pass only the latest score"
             )
         seen.add(key)

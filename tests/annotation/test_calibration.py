@@ -13,7 +13,6 @@ from annotation.pure.calibration import (
     NO_REFERENCE,
     NOT_SCORED,
     REFERENCE_NA,
-    Rating,
     Thresholds,
     compare,
     dimension_alpha,
@@ -21,6 +20,7 @@ from annotation.pure.calibration import (
     items_for_a_firm_check,
     round_report,
 )
+from ratings.rating import Rating
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the worked example with
 # missing values: 4 observers × 12 units, values 1–5, None = the observer did not code it.
@@ -37,7 +37,7 @@ LENIENT = Thresholds(min_exact=0.5, min_adjacent=0.8, min_alpha=0.6)
 
 def worked_example_ratings(dimension="clinical_safety"):
     return [
-        Rating(observer, f"u{unit:02d}", dimension, value)
+        Rating(f"u{unit:02d}", observer, dimension, value)
         for observer, row in WORKED_EXAMPLE.items()
         for unit, value in enumerate(row)
     ]
@@ -136,11 +136,11 @@ def test_the_worked_example_data_gives_the_published_nominal_and_interval_values
 
 
 def test_alpha_is_none_with_a_reason_when_undefined():
-    one_rater = [Rating("A", "i1", "d", 3), Rating("A", "i2", "d", 4), Rating("B", "i1", "d", None)]
+    one_rater = [Rating("i1", "A", "d", 3), Rating("i2", "A", "d", 4), Rating("i1", "B", "d", None)]
     assert dimension_alpha("d", one_rater).reason == "fewer than 2 clinicians gave scores"
-    apart = [Rating("A", "i1", "d", 3), Rating("B", "i2", "d", 4)]
+    apart = [Rating("i1", "A", "d", 3), Rating("i2", "B", "d", 4)]
     assert dimension_alpha("d", apart).reason == "no item has scores from 2 or more clinicians"
-    same = [Rating(c, i, "d", 4) for c in "AB" for i in ("i1", "i2")] + [Rating("A", "i3", "d", 1)]
+    same = [Rating(i, c, "d", 4) for c in "AB" for i in ("i1", "i2")] + [Rating("i3", "A", "d", 1)]
     result = dimension_alpha("d", same)
     assert (result.alpha, result.reason) == (
         None,
@@ -149,7 +149,7 @@ def test_alpha_is_none_with_a_reason_when_undefined():
 
 
 def test_perfect_agreement_gives_alpha_one():
-    ratings = [Rating(c, f"i{s}", "d", s) for c in "ABC" for s in (1, 2, 3, 4, 5)]
+    ratings = [Rating(f"i{s}", c, "d", s) for c in "ABC" for s in (1, 2, 3, 4, 5)]
     assert dimension_alpha("d", ratings).alpha == 1.0
 
 
@@ -192,8 +192,8 @@ def test_a_clinician_fails_on_own_rates_even_when_the_group_agrees():
 
 def test_a_clinician_close_to_the_reference_fails_when_the_group_disagrees():
     reference = {f"i{k}": {"triage_quality": s} for k, s in enumerate([1, 2, 3, 4, 5])}
-    ratings = [Rating("A", f"i{k}", "triage_quality", s) for k, s in enumerate([1, 2, 3, 4, 5])]
-    ratings += [Rating("B", f"i{k}", "triage_quality", s) for k, s in enumerate([5, 4, 3, 2, 1])]
+    ratings = [Rating(f"i{k}", "A", "triage_quality", s) for k, s in enumerate([1, 2, 3, 4, 5])]
+    ratings += [Rating(f"i{k}", "B", "triage_quality", s) for k, s in enumerate([5, 4, 3, 2, 1])]
     report = round_report(ratings, reference, LENIENT)
     a = report.clinicians["A"]["triage_quality"]
     assert a.rates_passed and not a.passed
@@ -203,7 +203,7 @@ def test_a_clinician_close_to_the_reference_fails_when_the_group_disagrees():
 
 def test_alpha_none_means_no_pass_and_says_why():
     reference = {"i1": {"clinical_safety": 3}, "i2": {"clinical_safety": 4}}
-    ratings = [Rating("A", "i1", "clinical_safety", 3), Rating("A", "i2", "clinical_safety", 4)]
+    ratings = [Rating("i1", "A", "clinical_safety", 3), Rating("i2", "A", "clinical_safety", 4)]
     result = round_report(ratings, reference, LENIENT).clinicians["A"]["clinical_safety"]
     assert result.rates_passed and not result.passed
     assert result.reason == (
@@ -219,15 +219,15 @@ def test_not_applicable_is_excluded_from_rates_and_from_alpha():
         "i4": {"triage_quality": 5},
     }
     ratings = [
-        Rating("A", "i1", "triage_quality", None),
-        Rating("A", "i2", "triage_quality", 2),
-        Rating("A", "i3", "triage_quality", None),
-        Rating("A", "i4", "triage_quality", 5),
-        Rating("B", "i1", "triage_quality", 3),
-        Rating("B", "i2", "triage_quality", 2),
-        Rating("B", "i3", "triage_quality", 4),
-        Rating("B", "i4", "triage_quality", 5),
-        Rating("B", "extra", "triage_quality", 1),  # not a reference item: alpha only
+        Rating("i1", "A", "triage_quality", None),
+        Rating("i2", "A", "triage_quality", 2),
+        Rating("i3", "A", "triage_quality", None),
+        Rating("i4", "A", "triage_quality", 5),
+        Rating("i1", "B", "triage_quality", 3),
+        Rating("i2", "B", "triage_quality", 2),
+        Rating("i3", "B", "triage_quality", 4),
+        Rating("i4", "B", "triage_quality", 5),
+        Rating("extra", "B", "triage_quality", 1),  # not a reference item: alpha only
     ]
     report = round_report(ratings, reference, LENIENT)
     a, b = report.clinicians["A"]["triage_quality"], report.clinicians["B"]["triage_quality"]
@@ -240,14 +240,14 @@ def test_not_applicable_is_excluded_from_rates_and_from_alpha():
 
 def test_no_compared_item_is_no_pass():
     reference = {"i1": {"clinical_safety": None}}
-    ratings = [Rating("A", "i1", "clinical_safety", 3), Rating("B", "i1", "clinical_safety", 3)]
+    ratings = [Rating("i1", "A", "clinical_safety", 3), Rating("i1", "B", "clinical_safety", 3)]
     result = round_report(ratings, reference, LENIENT).clinicians["A"]["clinical_safety"]
     assert (result.n, result.exact, result.passed) == (0, None, False)
     assert result.reason.startswith("no reference item was compared on this dimension")
 
 
 def test_a_repeated_rating_is_refused():
-    ratings = [Rating("A", "i1", "d", 3), Rating("A", "i1", "d", 4)]
+    ratings = [Rating("i1", "A", "d", 3), Rating("i1", "A", "d", 4)]
     with pytest.raises(ValueError, match="A rated item i1 on d more than once"):
         round_report(ratings, {"i1": {"d": 3}}, LENIENT)
 

@@ -1,11 +1,13 @@
 """`manage.py agreement`: the dashboards' agreement figures from a CSV, so researchers can
 analyse ratings collected elsewhere, or this site's own `export_scores` file.
 
-Two layouts are read. The plain one has the columns `item,rater,dimension,score` (and an
-optional `status`); rater `jury` marks the jury, every other name is a clinician. The
-`export_scores` layout (`conversation,rater_kind,rater,dimension,score,status,…`) is
-recognised by its header: `conversation` is the item, `rater_kind` says jury or clinician,
-and judges' rows are skipped (the jury's verdict already stands for them). A jury score may be a
+The file is read by `ratings.table`, the reader of every ratings CSV. The plain layout has
+the columns `item,rater,dimension,score` (and an optional `status`); rater `jury` marks the
+jury, every other name is a clinician. The `export_scores` layout
+(`conversation,rater_kind,rater,dimension,score,status,…`) is recognised by its header:
+`conversation` is the item, `rater_kind` says jury or clinician, and judges' rows are skipped
+(the jury's verdict already stands for them). An `export_study` file is read as its study's
+clinicians, item by item. A jury score may be a
 fraction (the mean of its judges) in either layout: it is kept as it is for MAE, bias and the
 correlations and meets whole scores by `--tie-rule` elsewhere; how many there were is
 reported. The figures are `annotation.pure.agreement`'s, the verdict `annotation.pure.envelope`'s.
@@ -13,39 +15,28 @@ reported. The figures are `annotation.pure.agreement`'s, the verdict `annotation
 
 from __future__ import annotations
 
-import csv
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.pure.agreement import (
-    CLINICIAN,
-    JURY,
     LEVEL,
     MARGIN,
     MIN_ITEMS,
     MODES,
-    NOT_APPLICABLE,
-    OK,
     RATER_MODES,
     RESAMPLES,
-    SCORES,
-    STATUSES,
     TIE_RULES,
     VERDICT_RESAMPLES,
     DimensionAgreement,
-    Rating,
     agreement,
 )
 from annotation.pure.envelope import RESAMPLED
 from patientagentbench.analysis.statistics import jsonable
+from ratings.table import RatingsFile, RatingsFileError, read_ratings_file
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
-PLAIN = ("item", "rater", "dimension", "score")
-EXPORT = ("conversation", "rater_kind", "rater", "dimension", "score", "status")
-NOT_APPLICABLE_TEXT = ("", "na", "n/a", "not applicable")
 MODE_LABELS = {
     "every_pair": "every pair",
     "clinician_mean": "vs mean",
@@ -61,15 +52,6 @@ FIGURE_LABELS = {
     "mae": "MAE",
     "bias": "bias (jury − clin.)",
 }
-
-
-@dataclass
-class _Read:
-    ratings: list[Rating] = field(default_factory=list)
-    panels: dict[str, list[Rating]] = field(default_factory=dict)  # jury rows per panel
-    judge_rows: int = 0
-    fractional: int = 0  # jury scores between two whole scores (a panel's mean)
-    seen: dict[tuple[str, str, str], int] = field(default_factory=dict)  # → line first given
 
 
 class Command(BaseCommand):
@@ -142,8 +124,11 @@ class Command(BaseCommand):
             raise CommandError("--margin and the resamples must not be negative.")
         if options["min_items"] < 2:
             raise CommandError("--min-items must be 2 or more.")
-        read = read_ratings(options["ratings"])
-        ratings = read.ratings + _panel_rows(read, options["panel"])
+        try:
+            read = read_ratings_file(options["ratings"])
+            ratings = read.ratings + read.jury(options["panel"])
+        except RatingsFileError as error:
+            raise CommandError(str(error)) from error
         try:
             results = agreement(
                 ratings,
@@ -166,154 +151,10 @@ class Command(BaseCommand):
             self.stdout.write(render_table(results, read, options))
 
 
-# --- reading -------------------------------------------------------------------------------------
-
-
-def read_ratings(path: Path) -> _Read:
-    if not path.is_file():
-        raise CommandError(f"No such file: {path}")
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            return _read_rows(csv.DictReader(handle), path)
-    except UnicodeDecodeError as error:
-        raise CommandError(f"{path} is not UTF-8 text: {error}") from error
-    except csv.Error as error:
-        raise CommandError(f"{path} is not a readable CSV: {error}") from error
-
-
-def _read_rows(reader: csv.DictReader, path: Path) -> _Read:
-    header = [name.strip() for name in reader.fieldnames or []]
-    reader.fieldnames = header
-    layout = _layout(header, path)
-    read = _Read()
-    for row in reader:
-        line = reader.line_num
-        rating = _export_rating(row, line, read) if layout == EXPORT else _plain_rating(row, line)
-        if rating is None:
-            continue
-        if layout != EXPORT:
-            _count_fractional(read, rating)
-        _check_once(rating, line, read)
-        if rating.kind == JURY:
-            read.panels.setdefault(rating.rater, []).append(rating)
-        else:
-            read.ratings.append(rating)
-    if not read.ratings and not read.panels:
-        raise CommandError(f"{path} holds no ratings.")
-    return read
-
-
-def _layout(header: list[str], path: Path) -> tuple[str, ...]:
-    if set(EXPORT) <= set(header):
-        return EXPORT
-    if set(PLAIN) <= set(header):
-        return PLAIN
-    missing = [name for name in PLAIN if name not in header]
-    raise CommandError(
-        f"{path}, line 1: missing column(s) {', '.join(missing)}; expected "
-        f"{','.join(PLAIN)} or export_scores output ({','.join(EXPORT)},...)"
-    )
-
-
-def _plain_rating(row: dict, line: int) -> Rating:
-    item, rater, dimension = (_required(row, name, line) for name in PLAIN[:3])
-    kind = JURY if rater.lower() == JURY else CLINICIAN
-    status = _status(row, line) if "status" in row else None
-    score, status = _score(row, line, kind, status)
-    return Rating(item, JURY if kind == JURY else rater, dimension, score, status, kind)
-
-
-def _count_fractional(read: _Read, rating: Rating) -> None:
-    if rating.kind == JURY and rating.score is not None and not float(rating.score).is_integer():
-        read.fractional += 1
-
-
-def _export_rating(row: dict, line: int, read: _Read) -> Rating | None:
-    kind = (row.get("rater_kind") or "").strip()
-    if kind == "judge":
-        read.judge_rows += 1
-        return None
-    if kind not in (JURY, CLINICIAN):
-        raise CommandError(
-            f"line {line}, column rater_kind: expected jury, judge or clinician, got {kind!r}"
-        )
-    item = _required(row, "conversation", line)
-    rater, dimension = _required(row, "rater", line), _required(row, "dimension", line)
-    score, status = _score(row, line, kind, _status(row, line))
-    if kind == JURY and score is not None and not float(score).is_integer():
-        read.fractional += 1
-    return Rating(item, rater, dimension, score, status, kind)
-
-
-def _required(row: dict, column: str, line: int) -> str:
-    value = (row.get(column) or "").strip()
-    if not value:
-        raise CommandError(f"line {line}, column {column}: empty")
-    return value
-
-
-def _status(row: dict, line: int) -> str:
-    status = (row.get("status") or "").strip() or OK
-    if status not in STATUSES:
-        raise CommandError(
-            f"line {line}, column status: expected one of {', '.join(STATUSES)}, got {status!r}"
-        )
-    return status
-
-
-def _score(row: dict, line: int, kind: str, status: str | None) -> tuple[float | None, str]:
-    """The score and the status it stands under; an empty score is not applicable."""
-    text = (row.get("score") or "").strip()
-    if status not in (None, OK):
-        return None, status
-    if text.lower() in NOT_APPLICABLE_TEXT:
-        if status == OK and "status" in row and "rater_kind" in row:
-            raise CommandError(f"line {line}, column score: status ok needs a score")
-        return None, NOT_APPLICABLE
-    return _number(text, line, kind), OK
-
-
-def _number(text: str, line: int, kind: str) -> float:
-    where = f"line {line}, column score"
-    try:
-        value = float(text)
-    except ValueError:
-        raise CommandError(f"{where}: expected a score from 1 to 5, got {text!r}") from None
-    if not SCORES[0] <= value <= SCORES[-1]:
-        raise CommandError(f"{where}: expected a score from 1 to 5, got {text!r}")
-    if kind == CLINICIAN and not value.is_integer():
-        raise CommandError(f"{where}: a clinician's score is a whole number, got {text!r}")
-    return int(value) if value.is_integer() else value
-
-
-def _check_once(rating: Rating, line: int, read: _Read) -> None:
-    key = (rating.item, f"{rating.kind}:{rating.rater}", rating.dimension)
-    first = read.seen.setdefault(key, line)
-    if first != line:
-        raise CommandError(
-            f"line {line}: {rating.rater} already rated item {rating.item} on "
-            f"{rating.dimension} (line {first}); give one score per rater, item and dimension"
-        )
-
-
-def _panel_rows(read: _Read, panel: str) -> list[Rating]:
-    if panel:
-        if panel not in read.panels:
-            known = ", ".join(sorted(read.panels)) or "none"
-            raise CommandError(f"No jury rows from panel {panel!r} (panels in the file: {known}).")
-        return read.panels[panel]
-    if len(read.panels) > 1:
-        raise CommandError(
-            f"The file holds jury rows from {len(read.panels)} panels "
-            f"({', '.join(sorted(read.panels))}); choose one with --panel."
-        )
-    return next(iter(read.panels.values()), [])
-
-
 # --- writing -------------------------------------------------------------------------------------
 
 
-def _notes(read: _Read, options: dict) -> list[str]:
+def _notes(read: RatingsFile, options: dict) -> list[str]:
     who = (
         "items, widened by a delete-one-clinician jackknife"
         if options["raters"] == RESAMPLED
@@ -339,7 +180,7 @@ def _notes(read: _Read, options: dict) -> list[str]:
     return notes
 
 
-def render_table(results: dict[str, DimensionAgreement], read: _Read, options: dict) -> str:
+def render_table(results: dict[str, DimensionAgreement], read: RatingsFile, options: dict) -> str:
     blocks = [_dimension_block(result) for result in results.values()]
     return "\n\n".join([*blocks, "\n".join(_notes(read, options))]) + "\n"
 
