@@ -73,6 +73,10 @@ class RatingsFile:
     panels: dict[str, list[Rating]] = field(default_factory=dict)  # jury rows per panel
     judge_rows: int = 0  # SCORES rows of single judges, skipped: their panel's verdict stands
     fractional: int = 0  # jury scores between two whole scores (a panel's mean)
+    # From export_scores' `qualified` column: whether the file says, and per panel the
+    # dimensions where its verdicts had not passed a calibration round.
+    says_qualified: bool = False
+    unqualified: dict[str, set[str]] = field(default_factory=dict)
     _seen: dict[tuple[str, str, str], int] = field(default_factory=dict, repr=False)
 
     def jury(self, panel: str = "") -> list[Rating]:
@@ -110,6 +114,7 @@ def read_ratings(handle: Iterable[str], name: str = "the file") -> RatingsFile:
         header = [column.strip() for column in reader.fieldnames or []]
         reader.fieldnames = header
         read = RatingsFile(_layout(header, name))
+        read.says_qualified = read.layout == SCORES and "qualified" in header
         for row in reader:
             cells = {k: read_cell(v or "") for k, v in row.items() if k}
             rating = _rating(read, _Line(cells, read.layout, reader.line_num))
@@ -151,6 +156,8 @@ def _rating(read: RatingsFile, line: _Line) -> Rating | None:
     rater, dimension = line.required("rater"), line.required("dimension")
     if read.layout == SCORES:
         score, status = line.score(kind, line.status())
+        if kind == JURY and read.says_qualified and not line.flag("qualified"):
+            read.unqualified.setdefault(rater, set()).add(dimension)
     else:
         score, status = line.score(kind, NOT_APPLICABLE if line.flag("not_applicable") else OK)
     return Rating(item, rater, dimension, score, status, kind)

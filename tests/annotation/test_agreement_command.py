@@ -240,3 +240,41 @@ def test_help_explains_the_file_and_options():
     text = Command().create_parser("manage.py", "agreement").format_help()
     for words in ("item,rater,dimension,score", "export_scores", "--margin", "--seed", "--panel"):
         assert words in text
+
+
+def _qualified_export(tmp_path, qualified: str):
+    rows = []
+    for item, rater, dimension, score in plain_rows():
+        if rater == "jury":
+            rows.append([item, "jury", "sim-panel", dimension, score, "ok", "v1", 0, qualified])
+        else:
+            status = "ok" if score != "" else "not_applicable"
+            rows.append([item, "clinician", rater, dimension, score, status, "v1", "", ""])
+    return write(tmp_path / f"q-{qualified}.csv", [*EXPORT_HEADER, "qualified"], rows)
+
+
+def test_the_verdict_is_withheld_where_the_file_says_the_jury_is_not_qualified(tmp_path):
+    args = ("--resamples", "0", "--verdict-resamples", "200")
+    qualified, err = run_json(_qualified_export(tmp_path, "yes"), *args)
+    computed = qualified["safety"]["verdict"]
+    assert computed == qualified["safety"]["verdict_computed"] != "withheld: jury not qualified"
+    assert qualified["safety"]["verdict_note"] == "" and "not qualified" not in err
+
+    path = _qualified_export(tmp_path, "no")
+    withheld, err = run_json(path, *args)
+    assert withheld["safety"]["verdict"] == "withheld: jury not qualified"
+    assert withheld["safety"]["verdict_computed"] == computed
+    assert "not qualified on safety" in err and "withheld" in err
+    table, _ = run(path, *args)
+    assert "verdict (margin ±0.1): withheld: jury not qualified" in table
+
+    shown, err = run_json(path, *args, "--unqualified")
+    assert shown["safety"]["verdict"] == computed
+    assert "override" in shown["safety"]["verdict_note"] and "shown by --unqualified" in err
+    assert "override: the jury is not qualified" in run(path, *args, "--unqualified")[0]
+
+
+def test_a_file_without_a_qualified_column_says_it_cannot_tell(tmp_path):
+    path = write(tmp_path / "r.csv", ["item", "rater", "dimension", "score"], plain_rows())
+    _, err = run_json(path, "--resamples", "0", "--verdict-resamples", "100")
+    assert "does not say whether the jury passed a calibration round" in err

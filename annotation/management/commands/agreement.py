@@ -32,7 +32,7 @@ from annotation.pure.agreement import (
     DimensionAgreement,
     agreement,
 )
-from annotation.pure.envelope import RESAMPLED
+from annotation.pure.envelope import RESAMPLED, offered
 from patientagentbench.analysis.statistics import jsonable
 from ratings.table import RatingsFile, RatingsFileError, read_ratings_file
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
@@ -118,6 +118,13 @@ class Command(BaseCommand):
             default="",
             help="export_scores files with several jury panels: the panel to compare",
         )
+        parser.add_argument(
+            "--unqualified",
+            action="store_true",
+            help="Show the envelope verdict where the file's qualified column says the jury has "
+            "not passed a calibration round on the dimension (withheld otherwise); the output "
+            "then says so beside the verdict",
+        )
 
     def handle(self, *args, **options):
         if min(options["margin"], options["resamples"], options["verdict_resamples"]) < 0:
@@ -129,6 +136,8 @@ class Command(BaseCommand):
             ratings = read.ratings + read.jury(options["panel"])
         except RatingsFileError as error:
             raise CommandError(str(error)) from error
+        panel = options["panel"] or next(iter(read.panels), "")
+        options["unqualified_dimensions"] = read.unqualified.get(panel, set())
         try:
             results = agreement(
                 ratings,
@@ -143,7 +152,10 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(str(error)) from error
         if options["format"] == "json":
-            payload = {d: r.summary() | {"detail": r.as_dict()} for d, r in results.items()}
+            payload = {
+                d: r.summary() | _offered(r, options) | {"detail": r.as_dict()}
+                for d, r in results.items()
+            }
             self.stdout.write(json.dumps(jsonable(payload), indent=2, allow_nan=False))
             for note in _notes(read, options):
                 self.stderr.write(note)
@@ -170,6 +182,17 @@ def _notes(read: RatingsFile, options: dict) -> list[str]:
         f"{TIE_RULE_WORDS[options['tie_rule']]} for exact, adjacent and kappa; MAE, bias and "
         "correlations use the means unrounded.",
     ]
+    if read.panels and not read.says_qualified:
+        notes.append(
+            "The file does not say whether the jury passed a calibration round (export_scores "
+            "writes a qualified column); its verdicts are shown as for a qualified jury."
+        )
+    elif options["unqualified_dimensions"]:
+        shown = "shown by --unqualified" if options["unqualified"] else "withheld"
+        notes.append(
+            f"The jury is not qualified on {', '.join(sorted(options['unqualified_dimensions']))}"
+            f" (the file's qualified column): those verdicts are {shown}."
+        )
     if read.judge_rows:
         notes.append(f"{read.judge_rows} judge rows skipped (their panel's verdict is used).")
     if read.fractional:
@@ -180,12 +203,22 @@ def _notes(read: RatingsFile, options: dict) -> list[str]:
     return notes
 
 
+def _offered(result: DimensionAgreement, options: dict) -> dict:
+    """The verdict the file lets us offer: withheld where its `qualified` column says the
+    jury had not passed calibration on the dimension, unless --unqualified (then said)."""
+    if result.envelope is None:
+        return {}
+    qualified = result.dimension not in options["unqualified_dimensions"]
+    verdict, note = offered(result.envelope.verdict, qualified, options["unqualified"])
+    return {"verdict": verdict, "verdict_computed": result.envelope.verdict, "verdict_note": note}
+
+
 def render_table(results: dict[str, DimensionAgreement], read: RatingsFile, options: dict) -> str:
-    blocks = [_dimension_block(result) for result in results.values()]
+    blocks = [_dimension_block(result, options) for result in results.values()]
     return "\n\n".join([*blocks, "\n".join(_notes(read, options))]) + "\n"
 
 
-def _dimension_block(result: DimensionAgreement) -> str:
+def _dimension_block(result: DimensionAgreement, options: dict) -> str:
     jury = "with jury scores" if result.has_jury else "no jury scores"
     lines = [f"{result.dimension}: {result.n_items} items, {result.n_raters} clinicians, {jury}"]
     if result.excluded:
@@ -197,7 +230,7 @@ def _dimension_block(result: DimensionAgreement) -> str:
         lines.append(f"  left out: {left_out}")
     lines += ["  Clinicians among themselves", *_reliability_lines(result)]
     if result.envelope is not None:
-        lines += ["  Jury vs clinicians", *_mode_lines(result), _envelope_line(result)]
+        lines += ["  Jury vs clinicians", *_mode_lines(result), _envelope_line(result, options)]
     return "\n".join(lines)
 
 
@@ -232,10 +265,16 @@ def _mode_lines(result: DimensionAgreement) -> list[str]:
     return [line.rstrip() for line in (header, pairs, left_out, *rows)]
 
 
-def _envelope_line(result: DimensionAgreement) -> str:
+def _envelope_line(result: DimensionAgreement, options: dict) -> str:
     envelope = result.envelope
     assert envelope is not None
     margin = " (at the margin)" if envelope.at_the_margin else ""
+    shown = _offered(result, options)
+    verdict = f"{envelope.verdict}{margin}: {envelope.reason}"
+    if shown["verdict"] != envelope.verdict:
+        verdict = f"{shown['verdict']} ({shown['verdict_note']}; --unqualified shows it)"
+    elif shown["verdict_note"]:
+        verdict += f" [{shown['verdict_note']}]"
     return "\n".join(
         [
             f"  Human envelope ({envelope.n_items} items with 2+ clinicians, "
@@ -246,8 +285,7 @@ def _envelope_line(result: DimensionAgreement) -> str:
             f"    kappa:    jury {_cell(envelope.jury_kappa)} vs clinicians "
             f"{_cell(envelope.clinician_kappa)}; difference "
             f"{_cell(envelope.kappa_difference, signed=True)}",
-            f"    verdict (margin ±{envelope.margin:g}): {envelope.verdict}{margin}: "
-            f"{envelope.reason}",
+            f"    verdict (margin ±{envelope.margin:g}): {verdict}",
         ]
     )
 
