@@ -42,6 +42,8 @@ def export_record(trace: Trace) -> dict:
         "correctness": trace.correctness,
         "attributes": trace.task.attributes,
         "case": trace.task.case,
+        "warnings": trace.warnings,
+        "patient_rejected_attempts": trace.patient_rejected_attempts,
     }
 
 

@@ -106,6 +106,8 @@ class ImportedTrace:
     attributes: dict = field(default_factory=dict)
     case: dict | None = None
     suite_world: str = ""
+    warnings: list = field(default_factory=list)
+    patient_rejected_attempts: list = field(default_factory=list)
     # A verdict the export carried (the project's JSONL); None means "score on import".
     correctness: dict | None = None
     correct: bool | None = None
@@ -233,6 +235,8 @@ def _jsonl_record(line: Line) -> ImportedTrace:
         attributes=record.attributes or {},
         case=record.case or None,
         suite_world=record.suite_world or "",
+        warnings=record.warnings or [],
+        patient_rejected_attempts=record.patient_rejected_attempts or [],
         correctness=correctness,
         correct=record.correct if correctness is not None else None,
         where=line.where,
@@ -511,4 +515,6 @@ def _trace(run: Run, task: Task, record: ImportedTrace, index: int) -> Trace:
         tokens_out=record.tokens_out,
         latency_ms=record.latency_ms,
         cost=record.cost,
+        warnings=record.warnings,
+        patient_rejected_attempts=record.patient_rejected_attempts,
     )

@@ -170,6 +170,13 @@ class TraceRecord(Strict):
     correctness: CorrectnessRecord | None = Field(None, description=f"an object{_OPTIONAL}")
     attributes: dict[str, Any] | None = Field(None, description=f"an object{_OPTIONAL}")
     case: dict[str, Any] | None = Field(None, description=f"an object{_OPTIONAL}")
+    # What the researcher's trace page shows beside the conversation (never clinicians).
+    warnings: list[dict[str, Any]] | None = Field(
+        None, description=f"an array of objects{_OPTIONAL}"
+    )
+    patient_rejected_attempts: list[dict[str, Any]] | None = Field(
+        None, description=f"an array of objects{_OPTIONAL}"
+    )
 
 
 # --- parsing ---------------------------------------------------------------------------------

@@ -99,6 +99,11 @@ def test_export_then_import_round_trips(tmp_path, office_suite, sim_models):
         enqueue=False,
     )
     execute_inline(run)
+    # What only the researcher's trace page shows travels too (simulated runs make none).
+    run.traces.filter(pk=run.traces.order_by("pk").first().pk).update(
+        warnings=[{"kind": "timeout_retry", "model": "m", "attempt": 1, "detail": "<b>slow</b>"}],
+        patient_rejected_attempts=[{"turn": 2, "attempt": 1, "text": "How can I help?"}],
+    )
     out = tmp_path / "traces.jsonl"
     assert "Exported 12 traces" in run_cli("export_traces", "--run", str(run.pk), "--out", str(out))
     printed = run_cli("import_traces", str(out))
@@ -116,6 +121,8 @@ def test_export_then_import_round_trips(tmp_path, office_suite, sim_models):
         "final_state",
         "correct",
         "status",
+        "warnings",
+        "patient_rejected_attempts",
     ]
     original = list(
         run.traces.order_by("task__task_id", "model_name", "repetition").values(*fields)
