@@ -99,9 +99,9 @@ def proc_ppid(pid: int) -> int:
 
 
 class PostgresCpu:
-    """PostgreSQL CPU, two ways: this process's backends, each read just before it closes
-    (a backend is forked per connection, so its whole life counts; what it does after the
-    read, exiting, is missed), and the postmaster's own CPU plus its reaped children's
+    """PostgreSQL CPU, two ways: this process's backends, each read just before it closes or
+    goes back to the pool (a backend forked for the connection counts its whole life, a pooled
+    one from its checkout; what it does after the read, exiting, is missed), and the postmaster's own CPU plus its reaped children's
     (every backend that ended, other users' included)."""
 
     def __init__(self) -> None:
@@ -110,6 +110,7 @@ class PostgresCpu:
         self._pid = 0
         self._start = 0.0
         self._postmaster_start = (0.0, 0.0)
+        self._seen: set[int] = set()
 
     def connected(self, sender, connection, **kwargs) -> None:
         if connection.vendor != "postgresql":
@@ -119,7 +120,10 @@ class PostgresCpu:
             self._pid = cursor.fetchone()[0]
         if not self.postmaster:
             self.postmaster = proc_ppid(self._pid)
-        self._start = 0.0
+        # A new backend counts its whole life; one the connection pool hands out again counts
+        # from now (reading its whole life on every checkout counted it once per trace).
+        self._start = proc_cpu_s(self._pid) if self._pid in self._seen else 0.0
+        self._seen.add(self._pid)
 
     def closing(self) -> None:
         if self._pid:
