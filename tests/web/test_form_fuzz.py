@@ -62,6 +62,7 @@ from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
 from patientagentbench.suites.install import install_all_suites
 from tests.conftest import PASSWORD
+from tests.factories import person, rows_for_scope
 
 pytestmark = [
     pytest.mark.django_db,
@@ -297,13 +298,6 @@ def submit_all(assignment: Assignment, default: int, nonce: str, **scores) -> No
     submit(assignment, answer, nonce, 30, assignment.clinician.user)
 
 
-def person(username: str, *roles: str) -> User:
-    user = User.objects.create_user(username=username, password=PASSWORD)
-    for role in roles:
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    return user
-
-
 @dataclass
 class World:
     admin: User
@@ -333,15 +327,14 @@ class World:
 def world(django_db_setup, django_db_blocker):
     """One world for the module (a few seconds to build), inside a transaction rolled back at
     the end; each test's own changes roll back to a savepoint as usual."""
-    with django_db_blocker.unblock():
-        atomic = transaction.atomic()
-        atomic.__enter__()
+    with rows_for_scope(django_db_blocker):
         try:
-            yield _build(person("fuzz-admin", ADMIN), person("fuzz-researcher", RESEARCHER))
+            yield _build(
+                person("fuzz-admin", ADMIN, password=PASSWORD),
+                person("fuzz-researcher", RESEARCHER, password=PASSWORD),
+            )
         finally:
             SESSIONS.clear()
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
 
 
 def _build(admin: User, researcher: User) -> World:
