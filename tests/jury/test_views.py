@@ -26,7 +26,7 @@ SCORED = [d.key for d in cached_rubric().scored]
 
 
 @pytest.fixture(scope="class")
-def scored_run(django_db_setup, django_db_blocker):
+def scored_by_panel(django_db_setup, django_db_blocker):
     """The two-model scenario run scored by the two-judge panel, once for TestScoredRun:
     scoring it took 0.45 s a test, for tests that read the pages (or post cancel and resume,
     undone with each test's rollback)."""
@@ -210,19 +210,19 @@ def test_repeated_verdicts_list_one_repetition_at_a_time(client, researcher, two
 
 
 class TestScoredRun:
-    """The jury's pages on one scored run (`scored_run`)."""
+    """The jury's pages on one run scored by a panel (`scored_by_panel`)."""
 
     @pytest.mark.parametrize(
         "persona", ["admin", "researcher", "clinician", "outsider", "anonymous"]
     )
     def test_permission_matrix(
-        self, client, scored_run, persona, admin_user, researcher, clinician, outsider
+        self, client, scored_by_panel, persona, admin_user, researcher, clinician, outsider
     ):
         users = {"admin": admin_user, "researcher": researcher, "clinician": clinician}
         users["outsider"] = outsider
         if persona in users:
             client.force_login(users[persona])
-        for url, method in jury_urls(scored_run):
+        for url, method in jury_urls(scored_by_panel):
             response = getattr(client, method)(url)
             if persona == "anonymous":
                 assert response.status_code == 302 and "/accounts/login/" in response["Location"]
@@ -232,20 +232,24 @@ class TestScoredRun:
                 assert response.status_code == 403, (url, persona, response.status_code)
 
     def test_the_verdict_list_takes_a_fixed_number_of_queries(
-        self, client, researcher, scored_run, django_assert_max_num_queries
+        self, client, researcher, scored_by_panel, django_assert_max_num_queries
     ):
         client.force_login(researcher)
-        url = reverse("jury_verdicts", args=[scored_run["run"].pk, scored_run["panel"].pk])
+        url = reverse(
+            "jury_verdicts", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
+        )
         with django_assert_max_num_queries(12):
             response = client.get(url)
         rows = re.findall(r"<tr>\s*<td><a href=\"/jury/runs/", response.content.decode())
-        assert len(rows) == scored_run["run"].traces.count()
+        assert len(rows) == scored_by_panel["run"].traces.count()
 
     def test_leaderboard_shows_mean_and_pass_share_with_intervals_and_breakdowns(
-        self, client, researcher, scored_run
+        self, client, researcher, scored_by_panel
     ):
         client.force_login(researcher)
-        url = reverse("jury_leaderboard", args=[scored_run["run"].pk, scored_run["panel"].pk])
+        url = reverse(
+            "jury_leaderboard", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
+        )
         body = client.get(url).content.decode()
         assert "sim-steady" in body and "sim-jittery" in body
         assert re.search(r"\d\.\d\d \[\d+%\]", body)  # mean [pass%]
@@ -256,7 +260,7 @@ class TestScoredRun:
         assert "<html" not in partial
         assert client.get(url, {"by": "nonsense"}).status_code == 404
 
-    def test_no_page_a_clinician_can_reach_names_the_jury(self, client, clinician, scored_run):
+    def test_no_page_a_clinician_can_reach_names_the_jury(self, client, clinician, scored_by_panel):
         """Crawl every same-site link a clinician is shown, from the home page down."""
         client.force_login(clinician)
         seen, queue, pages = set(), ["/"], 0
@@ -273,12 +277,12 @@ class TestScoredRun:
             assert not JURY_WORD.search(body), url
             queue += [u for u in re.findall(r'href="(/[^"#?]*)', body) if u not in seen]
         assert pages >= 1
-        for url, method in jury_urls(scored_run):
+        for url, method in jury_urls(scored_by_panel):
             assert getattr(client, method)(url).status_code == 403
 
-    def test_consistency_says_how_to_get_repetitions(self, client, researcher, scored_run):
+    def test_consistency_says_how_to_get_repetitions(self, client, researcher, scored_by_panel):
         client.force_login(researcher)
         body = client.get(
-            reverse("jury_consistency", args=[scored_run["panel"].pk])
+            reverse("jury_consistency", args=[scored_by_panel["panel"].pk])
         ).content.decode()
         assert 'data-testid="no-repetitions"' in body and "Repeat (K)" in body
