@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
@@ -105,3 +106,12 @@ def rows_for_scope(django_db_blocker) -> Iterator[None]:
     with django_db_blocker.unblock(), transaction.atomic():
         yield
         transaction.set_rollback(True)
+
+
+@pytest.fixture(scope="module")
+def rubric():
+    """The shipped rubric as `load_rubric` reads it, once a module (the ratings and jury tests
+    take it through their conftest.py)."""
+    from ratings.rubric import load_rubric
+
+    return load_rubric()
