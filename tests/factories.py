@@ -18,6 +18,9 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
+from patientagentbench.models import ModelConfig
+from ratings.rubric import load_rubric
+
 PCP = "Dr. Alan Reyes"
 
 BASE_PROFILE: dict[str, Any] = {
@@ -80,8 +83,6 @@ def appointment(
 def simulated_models():
     """The two simulated agents the `sim_models` fixture makes (tests/conftest.py), for rows
     built outside a test."""
-    from patientagentbench.models import ModelConfig
-
     return [
         ModelConfig.objects.create(name=name, provider="simulated", model_id=name)
         for name in ("sim-steady", "sim-jittery")
@@ -112,6 +113,4 @@ def rows_for_scope(django_db_blocker) -> Iterator[None]:
 def rubric():
     """The shipped rubric as `load_rubric` reads it, once a module (the ratings and jury tests
     take it through their conftest.py)."""
-    from ratings.rubric import load_rubric
-
     return load_rubric()
