@@ -1,5 +1,6 @@
 """Test data the test packages share: the hand-built patient (Maria Lopez, 70, with diabetes
-and high blood pressure) that the clinic and patient tests both play.
+and high blood pressure) that the clinic and patient tests both play; people with roles; and
+rows built once for a module or class of tests (`rows_for_scope`).
 
 One base profile; each caller states what its tests rely on (refills left, a discontinued
 medicine, a second appointment) as overrides, so the differences are visible instead of two
@@ -9,7 +10,16 @@ copies drifting apart.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.db import transaction
+
+from patientagentbench.models import ModelConfig
+from ratings.rubric import load_rubric
 
 PCP = "Dr. Alan Reyes"
 
@@ -68,3 +78,39 @@ def appointment(
     date: str, time: str, reason: str, *, doctor: str = PCP, kind: str = "in_person"
 ) -> dict[str, Any]:
     return {"doctor": doctor, "date": date, "time": time, "type": kind, "reason": reason}
+
+
+def simulated_models():
+    """The two simulated agents the `sim_models` fixture makes (tests/conftest.py), for rows
+    built outside a test."""
+    return [
+        ModelConfig.objects.create(name=name, provider="simulated", model_id=name)
+        for name in ("sim-steady", "sim-jittery")
+    ]
+
+
+def person(username: str, *roles: str, password: str | None = None) -> User:
+    """A user in the groups `roles` (patientagentbench.roles)."""
+    user = User.objects.create_user(username=username, password=password)
+    for role in roles:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@contextmanager
+def rows_for_scope(django_db_blocker) -> Iterator[None]:
+    """Database rows for a module- or class-scoped fixture: made inside a transaction that is
+    rolled back when the scope ends, so they are built once for its tests instead of once a
+    test. Each test runs in a savepoint inside it (pytest-django's usual per-test rollback),
+    so a test's own changes are gone before the next test reads the rows. Only for tests that
+    all share the rows: a test of the scope that must not see them belongs elsewhere."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
+
+
+@pytest.fixture(scope="module")
+def rubric():
+    """The shipped rubric as `load_rubric` reads it, once a module (the ratings and jury tests
+    take it through their conftest.py)."""
+    return load_rubric()

@@ -9,6 +9,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from patientagentbench.suites.install import install_all_suites
+from tests.factories import rows_for_scope
+
 from .paths import GOLDEN
 
 pytestmark = pytest.mark.django_db
@@ -44,13 +47,17 @@ def run_cli(*args) -> str:
     return out.getvalue()
 
 
-@pytest.fixture
-def imported(office_suite, tmp_path):
-    path = tmp_path / "paper-edge-cases.json"
-    path.write_text(json.dumps(EDGE_CASES["cells"]))
-    printed = run_cli("import_traces", str(path))
-    assert "suite office-19" in printed  # the paper's tasks, so its criteria apply
-    return path
+@pytest.fixture(scope="module")
+def imported(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The 37 cells imported once for the module (about 1.2 s an import); its tests read them
+    and the reports made from them."""
+    with rows_for_scope(django_db_blocker):
+        install_all_suites()
+        path = tmp_path_factory.mktemp("edge-cases") / "paper-edge-cases.json"
+        path.write_text(json.dumps(EDGE_CASES["cells"]))
+        printed = run_cli("import_traces", str(path))
+        assert "suite office-19" in printed  # the paper's tasks, so its criteria apply
+        yield path
 
 
 def assert_same(ours, theirs, where: str):

@@ -73,7 +73,7 @@ def study_frame(seed=0, models=6, tasks=19, runs=10):
 
 
 @pytest.fixture(scope="module")
-def study():
+def study_data():
     return study_frame()
 
 
@@ -445,11 +445,11 @@ def test_three_temperatures_add_friedman_and_bonferroni():
 # -- tables and the report -----------------------------------------------------------------
 
 
-def test_model_table_is_the_papers_table_one(study):
-    table = s.model_table(study)
+def test_model_table_is_the_papers_table_one(study_data):
+    table = s.model_table(study_data)
     assert table["tss_mean"].is_monotonic_decreasing
     first = table.iloc[0]
-    cells = study[study["model"] == first["model"]]
+    cells = study_data[study_data["model"] == first["model"]]
     assert first["n_cells"] == 19
     assert first["tss_mean"] == pytest.approx(cells["tss"].mean())
     assert first["tss_sd"] == pytest.approx(cells["tss"].std())
@@ -474,20 +474,20 @@ def test_table_intervals_of_bounded_metrics_stay_in_range(values):
         assert sum(values) / len(values) - 1e-9 <= high <= max(values) + 1e-12
 
 
-def test_category_difficulty_task_and_attribute_tables(study):
-    assert set(s.category_table(study)["category"]) == set(CATEGORIES)
-    assert s.difficulty_table(study)["difficulty"].tolist() == ["easy", "medium", "hard"]
-    tasks = s.task_table(study)
+def test_category_difficulty_task_and_attribute_tables(study_data):
+    assert set(s.category_table(study_data)["category"]) == set(CATEGORIES)
+    assert s.difficulty_table(study_data)["difficulty"].tolist() == ["easy", "medium", "hard"]
+    tasks = s.task_table(study_data)
     assert len(tasks) == 19 and (tasks["n_cells"] == 6).all()
     assert {"task_id", "category", "difficulty"} <= set(tasks.columns)
-    severity = s.attribute_table(study, "severity")
-    assert severity["n_cells"].sum() == len(study)
+    severity = s.attribute_table(study_data, "severity")
+    assert severity["n_cells"].sum() == len(study_data)
     with pytest.raises(KeyError):
-        s.attribute_table(study, "no-such-attribute")
+        s.attribute_table(study_data, "no-such-attribute")
 
 
-def test_full_report_is_json_serialisable_and_complete(study):
-    report = s.full_report(study)
+def test_full_report_is_json_serialisable_and_complete(study_data):
+    report = s.full_report(study_data)
     text = json.dumps(report, allow_nan=False)
     assert json.loads(text) == report
     assert report["n_cells"] == 114
@@ -497,16 +497,16 @@ def test_full_report_is_json_serialisable_and_complete(study):
     assert set(report["breakdowns"]) == {"category", "difficulty", "severity"}
     assert report["bonferroni"]["m"] >= 5
     headline = {row["figure"]: row["value"] for row in report["headline"]}
-    assert headline["mean_tss"] == pytest.approx(study["tss"].mean())
+    assert headline["mean_tss"] == pytest.approx(study_data["tss"].mean())
     assert headline["anova_tss_F"] == pytest.approx(report["anova"]["tss"]["F"])
     # Noisier models were built to be less consistent and less correct.
     assert report["anova"]["tss"]["p"] < 0.001
     assert report["correctness_vs_tss"]["tss"]["pearson_r"] > 0
 
 
-def test_full_report_sets_the_papers_values_beside_ours(study):
+def test_full_report_sets_the_papers_values_beside_ours(study_data):
     published = {"mean_tss": {"value": 0.87, "note": "95% CI [0.84, 0.90]"}}
-    report = s.full_report(study, include_mixed_model=False, published_headline=published)
+    report = s.full_report(study_data, include_mixed_model=False, published_headline=published)
     row = next(row for row in report["headline"] if row["figure"] == "mean_tss")
     assert row["published"] == 0.87 and row["published_note"] == "95% CI [0.84, 0.90]"
     assert "skipped" in report["mixed_model"]
@@ -539,8 +539,8 @@ def test_full_report_of_degenerate_studies_is_still_json(rows):
     json.dumps(report, allow_nan=False)
 
 
-def test_report_tables_are_csv_ready(study):
-    tables = s.report_tables(study)
+def test_report_tables_are_csv_ready(study_data):
+    tables = s.report_tables(study_data)
     assert {"cells", "model", "category", "difficulty", "task", "attribute_severity"} <= set(tables)
     assert "divergence_steps" not in tables["cells"]
     assert len(tables["model_category"]) == 6 * 5

@@ -9,7 +9,6 @@ import csv
 import io
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 
 from annotation.models import Item
@@ -21,13 +20,8 @@ from tests.annotation.test_research_views import make_clinician, submit_scores
 from tests.finished_runs import simulated_run
 from tests.jury.conftest import make_panel, simulated_model, verdict
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
 URL = "research_dashboard_corrected"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ __all__ = ["scenario_run"]
 
 
 @pytest.fixture
-def study(scenario_run, researcher):
+def one_clinician_study(scenario_run, researcher):
     ids = list(scenario_run.traces.values_list("pk", flat=True))[:2]
     return create_study(
         StudySpec(name="Pilot", overlap={"clinical": 1}, status="open"),
@@ -33,21 +33,31 @@ def study_traces(study) -> set[int]:
     return set(study.items.values_list("trace_id", flat=True))
 
 
-def test_the_launch_page_offers_and_scores_a_studys_items(client, researcher, scenario_run, study):
+def test_the_launch_page_offers_and_scores_a_studys_items(
+    client, researcher, scenario_run, one_clinician_study
+):
     panel = panel_of(simulated_model("sim-judge-a"), name="studied")
     client.force_login(researcher)
     url = reverse("jury_launch", args=[scenario_run.pk])
-    assert f"The items of study {study.pk}: Pilot" in client.get(url).content.decode()
-    client.post(url, {"panel": panel.pk, "repeat": 1, "conversations": f"study:{study.pk}"})
+    assert f"The items of study {one_clinician_study.pk}: Pilot" in client.get(url).content.decode()
+    client.post(
+        url, {"panel": panel.pk, "repeat": 1, "conversations": f"study:{one_clinician_study.pk}"}
+    )
     jury_run = JuryRun.objects.get()
-    assert set(jury_run.jobs.values_list("trace_id", flat=True)) == study_traces(study)
-    assert jury_run.subset == f"The items of study {study.pk}: Pilot (2 conversations)"
+    assert set(jury_run.jobs.values_list("trace_id", flat=True)) == study_traces(
+        one_clinician_study
+    )
+    assert (
+        jury_run.subset == f"The items of study {one_clinician_study.pk}: Pilot (2 conversations)"
+    )
 
 
-def test_run_jury_scores_a_studys_items(scenario_run, study):
+def test_run_jury_scores_a_studys_items(scenario_run, one_clinician_study):
     panel_of(simulated_model("sim-judge-a"), name="cli-study")
     call_command(
         "run_jury", "--run", str(scenario_run.pk), "--panel", "cli-study",
-        "--study", str(study.pk), stdout=StringIO(),
+        "--study", str(one_clinician_study.pk), stdout=StringIO(),
     )  # fmt: skip
-    assert set(JuryRun.objects.get().jobs.values_list("trace_id", flat=True)) == study_traces(study)
+    assert set(JuryRun.objects.get().jobs.values_list("trace_id", flat=True)) == study_traces(
+        one_clinician_study
+    )

@@ -44,9 +44,13 @@ _nonces = itertools.count()
 
 @pytest.fixture
 def conversations(sim_models):
+    return twelve_conversations(sim_models)
+
+
+def twelve_conversations(models):
     """Twelve finished patient conversations: six cases × two simulated models."""
     suite = create_case_set("research-cases", 6, seed=3)
-    return simulated_run(suite=suite, models=sim_models, max_turns=6)
+    return simulated_run(suite=suite, models=models, max_turns=6)
 
 
 def make_clinician(name: str, track: str = "clinical") -> Clinician:

@@ -15,13 +15,13 @@ from .helpers import (
 
 
 @pytest.fixture
-def world():
+def clinic_world():
     return world_for()
 
 
 @pytest.fixture
-def state(world):
-    return world.final_state()
+def state(clinic_world):
+    return clinic_world.final_state()
 
 
 def error(result) -> str:
@@ -32,36 +32,36 @@ def error(result) -> str:
 # --- list_doctors -----------------------------------------------------------------------------
 
 
-def test_list_doctors_without_filters_lists_everyone(world, state):
-    doctors = world.call("list_doctors", {}).content["doctors"]
+def test_list_doctors_without_filters_lists_everyone(clinic_world, state):
+    doctors = clinic_world.call("list_doctors", {}).content["doctors"]
     assert [d["id"] for d in doctors] == [d["id"] for d in state["doctors"]]
     pcp = next(d for d in doctors if d["is_your_pcp"])
     assert pcp["name"] == PCP and pcp["office"]["address"].endswith("Springfield, IL 62701")
 
 
 @pytest.mark.parametrize("specialty", ["Cardiology", "cardiology", "cardiologist", "heart"])
-def test_list_doctors_by_specialty_is_lenient(world, specialty):
-    doctors = world.call("list_doctors", {"specialty": specialty}).content["doctors"]
+def test_list_doctors_by_specialty_is_lenient(clinic_world, specialty):
+    doctors = clinic_world.call("list_doctors", {"specialty": specialty}).content["doctors"]
     assert doctors and {d["specialty"] for d in doctors} == {"Cardiology"}
     assert CARDIOLOGIST in [d["name"] for d in doctors]
 
 
-def test_list_doctors_primary_care_finds_pcp_capable_doctors(world):
-    doctors = world.call("list_doctors", {"specialty": "primary care"}).content["doctors"]
+def test_list_doctors_primary_care_finds_pcp_capable_doctors(clinic_world):
+    doctors = clinic_world.call("list_doctors", {"specialty": "primary care"}).content["doctors"]
     assert doctors and all(d["can_be_primary_care"] for d in doctors)
     assert {d["specialty"] for d in doctors} <= {"Family Medicine", "Internal Medicine"}
 
 
-def test_list_doctors_by_office_and_city(world, state):
+def test_list_doctors_by_office_and_city(clinic_world, state):
     office = state["offices"][0]["id"]
-    by_office = world.call("list_doctors", {"office_id": office.lower()}).content["doctors"]
+    by_office = clinic_world.call("list_doctors", {"office_id": office.lower()}).content["doctors"]
     assert by_office and {d["office"]["id"] for d in by_office} == {office}
-    in_city = world.call("list_doctors", {"city": "springfield, IL"}).content["doctors"]
+    in_city = clinic_world.call("list_doctors", {"city": "springfield, IL"}).content["doctors"]
     assert len(in_city) == len(state["doctors"])
 
 
-def test_list_doctors_with_no_match_says_what_exists(world):
-    result = world.call("list_doctors", {"specialty": "Podiatry", "city": "Chicago"}).content
+def test_list_doctors_with_no_match_says_what_exists(clinic_world):
+    result = clinic_world.call("list_doctors", {"specialty": "Podiatry", "city": "Chicago"}).content
     assert result["doctors"] == []
     assert "Specialties offered" in result["notice"] and "Cardiology" in result["notice"]
 
@@ -69,9 +69,9 @@ def test_list_doctors_with_no_match_says_what_exists(world):
 # --- get_available_appointments ---------------------------------------------------------------
 
 
-def test_available_appointments_cover_the_whole_schedule_by_default(world, state):
+def test_available_appointments_cover_the_whole_schedule_by_default(clinic_world, state):
     doctor = bookable_doctor(state)
-    result = world.call("get_available_appointments", {"doctor_id": doctor["id"]}).content
+    result = clinic_world.call("get_available_appointments", {"doctor_id": doctor["id"]}).content
     expected = [
         (day, time)
         for day, times in sorted(state["slots"][doctor["id"]].items())
@@ -83,24 +83,26 @@ def test_available_appointments_cover_the_whole_schedule_by_default(world, state
     assert result["notices"] == [] and "range_cut_short" not in result
 
 
-def test_doctor_ids_and_names_are_found_loosely(world, state):
+def test_doctor_ids_and_names_are_found_loosely(clinic_world, state):
     doctor = state["doctors"][0]
     number = doctor["id"].removeprefix("D-")
     for reference in (doctor["id"].lower(), number, f"d{number}", doctor["name"].upper()):
-        result = world.call("get_available_appointments", {"doctor_id": reference})
+        result = clinic_world.call("get_available_appointments", {"doctor_id": reference})
         assert result.content["doctor"]["id"] == doctor["id"]
 
 
-def test_unknown_doctor_is_an_error(world):
+def test_unknown_doctor_is_an_error(clinic_world):
     assert "No doctor with id 'D-999'" in error(
-        world.call("get_available_appointments", {"doctor_id": "D-999"})
+        clinic_world.call("get_available_appointments", {"doctor_id": "D-999"})
     )
-    assert "list_doctors" in error(world.call("schedule_appointment", _booking("Dr. Nobody")))
+    assert "list_doctors" in error(
+        clinic_world.call("schedule_appointment", _booking("Dr. Nobody"))
+    )
 
 
-def test_a_range_past_the_schedule_is_cut_short_and_says_so(world, state):
+def test_a_range_past_the_schedule_is_cut_short_and_says_so(clinic_world, state):
     doctor = bookable_doctor(state)
-    result = world.call(
+    result = clinic_world.call(
         "get_available_appointments",
         {"doctor_id": doctor["id"], "start_date": "2026-03-16", "end_date": "2026-04-30"},
     ).content
@@ -111,9 +113,9 @@ def test_a_range_past_the_schedule_is_cut_short_and_says_so(world, state):
     assert all("2026-03-16" <= s["date"] <= "2026-03-23" for s in result["slots"])
 
 
-def test_a_range_starting_today_or_earlier_is_moved_and_says_so(world, state):
+def test_a_range_starting_today_or_earlier_is_moved_and_says_so(clinic_world, state):
     doctor = bookable_doctor(state)
-    result = world.call(
+    result = clinic_world.call(
         "get_available_appointments",
         {"doctor_id": doctor["id"], "start_date": "2026-03-01", "end_date": "2026-03-12"},
     ).content
@@ -121,10 +123,10 @@ def test_a_range_starting_today_or_earlier_is_moved_and_says_so(world, state):
     assert any("moved to 2026-03-10" in n for n in result["notices"])
 
 
-def test_a_day_with_no_slot_is_explicit_and_offers_alternatives(world, state):
+def test_a_day_with_no_slot_is_explicit_and_offers_alternatives(clinic_world, state):
     doctor = bookable_doctor(state)
     saturday = "2026-03-14"
-    result = world.call(
+    result = clinic_world.call(
         "get_available_appointments", {"doctor_id": doctor["id"], "date": saturday}
     ).content
     assert result["slots"] == [] and result["no_slots_on_requested_date"] is True
@@ -137,7 +139,7 @@ def test_a_day_with_no_slot_is_explicit_and_offers_alternatives(world, state):
     assert distances == sorted(distances)
 
 
-def test_a_fully_taken_day_is_explicit(world, state):
+def test_a_fully_taken_day_is_explicit(clinic_world, state):
     doctor = bookable_doctor(state)
     day = next(iter(state["slots"][doctor["id"]]))
 
@@ -151,18 +153,18 @@ def test_a_fully_taken_day_is_explicit(world, state):
     assert "every slot that day is taken" in result.content["notices"][0]
 
 
-def test_a_day_beyond_the_schedule_is_explicit(world, state):
+def test_a_day_beyond_the_schedule_is_explicit(clinic_world, state):
     doctor = bookable_doctor(state)
-    result = world.call(
+    result = clinic_world.call(
         "get_available_appointments", {"doctor_id": doctor["id"], "date": "2026-04-02"}
     ).content
     assert result["range_cut_short"] is True and result["no_slots_on_requested_date"] is True
     assert result["nearest_alternatives"]
 
 
-def test_telehealth_filter_on_an_in_person_doctor_is_explicit(world, state):
+def test_telehealth_filter_on_an_in_person_doctor_is_explicit(clinic_world, state):
     doctor = doctor_where(state, telehealth=False)
-    result = world.call(
+    result = clinic_world.call(
         "get_available_appointments",
         {"doctor_id": doctor["id"], "appointment_type": "telehealth"},
     ).content
@@ -179,10 +181,10 @@ def test_telehealth_filter_on_an_in_person_doctor_is_explicit(world, state):
         ({"date": "2026-02-30"}, "YYYY-MM-DD"),
     ],
 )
-def test_bad_dates_are_errors(world, state, arguments, message):
+def test_bad_dates_are_errors(clinic_world, state, arguments, message):
     doctor = state["doctors"][0]
     assert message in error(
-        world.call("get_available_appointments", {"doctor_id": doctor["id"], **arguments})
+        clinic_world.call("get_available_appointments", {"doctor_id": doctor["id"], **arguments})
     )
 
 
@@ -199,10 +201,10 @@ def _booking(doctor_id: str, day: str = "2026-03-12", time: str = "10:00", kind=
     }
 
 
-def test_scheduling_books_the_slot_and_records_it(world, state):
+def test_scheduling_books_the_slot_and_records_it(clinic_world, state):
     doctor = bookable_doctor(state)
     day, time = open_slot_of(state, doctor)
-    result = world.call("schedule_appointment", _booking(doctor["id"], day, time))
+    result = clinic_world.call("schedule_appointment", _booking(doctor["id"], day, time))
     assert result.status == "ok"
     appointment = result.content["appointment"]
     assert appointment["id"] == "A-1003" and appointment["status"] == "scheduled"
@@ -211,39 +213,42 @@ def test_scheduling_books_the_slot_and_records_it(world, state):
         time,
         "in_person",
     )
-    after = world.final_state()
+    after = clinic_world.final_state()
     assert after["slots"][doctor["id"]][day][time] == "A-1003"
     assert after["appointments"][-1]["booked_by"] == "agent"
-    (effect,) = world.side_effects
+    (effect,) = clinic_world.side_effects
     assert effect["kind"] == "appointment_scheduled" and effect["id"] == "A-1003"
-    listed = world.call("list_appointments", {}).content["appointments"]
+    listed = clinic_world.call("list_appointments", {}).content["appointments"]
     assert "A-1003" in [a["id"] for a in listed]
 
 
-def test_schedule_accepts_12_hour_times(world, state):
+def test_schedule_accepts_12_hour_times(clinic_world, state):
     doctor = bookable_doctor(state)
     day, time = open_slot_of(state, doctor)
     hour = int(time[:2])
     spoken = f"{hour % 12 or 12}:{time[3:]} {'PM' if hour >= 12 else 'am'}"
-    assert world.call("schedule_appointment", _booking(doctor["id"], day, spoken)).status == "ok"
+    assert (
+        clinic_world.call("schedule_appointment", _booking(doctor["id"], day, spoken)).status
+        == "ok"
+    )
 
 
-def test_a_taken_slot_is_refused_and_nothing_changes(world, state):
+def test_a_taken_slot_is_refused_and_nothing_changes(clinic_world, state):
     doctor = bookable_doctor(state)
     _, day, time = slot_with(state, "taken", doctor)
-    message = error(world.call("schedule_appointment", _booking(doctor["id"], day, time)))
+    message = error(clinic_world.call("schedule_appointment", _booking(doctor["id"], day, time)))
     assert "already taken" in message and "Open times that day" in message
-    assert world.final_state() == state and world.side_effects == []
+    assert clinic_world.final_state() == state and clinic_world.side_effects == []
 
 
-def test_a_time_not_offered_is_refused(world, state):
+def test_a_time_not_offered_is_refused(clinic_world, state):
     doctor = bookable_doctor(state)
     day = next(iter(state["slots"][doctor["id"]]))
-    message = error(world.call("schedule_appointment", _booking(doctor["id"], day, "12:15")))
+    message = error(clinic_world.call("schedule_appointment", _booking(doctor["id"], day, "12:15")))
     assert f"no slot at 12:15 on {day}" in message
 
 
-def test_a_day_the_doctor_does_not_work_is_refused(world, state):
+def test_a_day_the_doctor_does_not_work_is_refused(clinic_world, state):
     doctor = bookable_doctor(state)
     off_day = next(
         d
@@ -251,24 +256,24 @@ def test_a_day_the_doctor_does_not_work_is_refused(world, state):
         if d not in state["slots"][doctor["id"]]
     )
     assert "does not see patients" in error(
-        world.call("schedule_appointment", _booking(doctor["id"], off_day, "09:00"))
+        clinic_world.call("schedule_appointment", _booking(doctor["id"], off_day, "09:00"))
     )
 
 
-def test_telehealth_with_an_in_person_doctor_is_refused(world, state):
+def test_telehealth_with_an_in_person_doctor_is_refused(clinic_world, state):
     doctor = doctor_where(state, telehealth=False, accepts_new_patients=True)
     day, time = open_slot_of(state, doctor)
     message = error(
-        world.call("schedule_appointment", _booking(doctor["id"], day, time, "telehealth"))
+        clinic_world.call("schedule_appointment", _booking(doctor["id"], day, time, "telehealth"))
     )
     assert "does not offer telehealth" in message
 
 
-def test_a_doctor_not_taking_new_patients_is_refused(world, state):
+def test_a_doctor_not_taking_new_patients_is_refused(clinic_world, state):
     doctor = doctor_where(state, accepts_new_patients=False)
     day, time = open_slot_of(state, doctor)
     assert "not accepting new patients" in error(
-        world.call("schedule_appointment", _booking(doctor["id"], day, time))
+        clinic_world.call("schedule_appointment", _booking(doctor["id"], day, time))
     )
 
 
@@ -277,10 +282,10 @@ def test_the_patients_own_pcp_is_bookable_even_when_closed_to_new_patients(state
         pcp = next(d for d in s["doctors"] if d["id"] == s["patient"]["pcp_doctor_id"])
         pcp["accepts_new_patients"] = False
 
-    world = adjusted_world(make_case(), close_pcp)
+    clinic_world = adjusted_world(make_case(), close_pcp)
     pcp = next(d for d in state["doctors"] if d["id"] == state["patient"]["pcp_doctor_id"])
     day, time = open_slot_of(state, pcp)
-    assert world.call("schedule_appointment", _booking(pcp["id"], day, time)).status == "ok"
+    assert clinic_world.call("schedule_appointment", _booking(pcp["id"], day, time)).status == "ok"
 
 
 @pytest.mark.parametrize(
@@ -292,16 +297,16 @@ def test_the_patients_own_pcp_is_bookable_even_when_closed_to_new_patients(state
         ("2026-03-14", "closed at weekends"),
     ],
 )
-def test_days_outside_the_schedule_are_refused(world, state, day, message):
+def test_days_outside_the_schedule_are_refused(clinic_world, state, day, message):
     assert message in error(
-        world.call("schedule_appointment", _booking(state["doctors"][0]["id"], day))
+        clinic_world.call("schedule_appointment", _booking(state["doctors"][0]["id"], day))
     )
 
 
-def test_the_patients_own_slot_is_refused(world, state):
+def test_the_patients_own_slot_is_refused(clinic_world, state):
     appointment = state["appointments"][0]
     own = _booking(appointment["doctor_id"], appointment["date"], appointment["time"])
-    assert "already has appointment A-1001" in error(world.call("schedule_appointment", own))
+    assert "already has appointment A-1001" in error(clinic_world.call("schedule_appointment", own))
 
 
 def test_a_clash_with_another_appointment_at_the_same_time_is_refused(state):
@@ -310,10 +315,10 @@ def test_a_clash_with_another_appointment_at_the_same_time_is_refused(state):
         doctor["accepts_new_patients"] = True
         s["slots"][doctor["id"]].setdefault("2026-03-12", {})["10:30"] = "open"
 
-    world = adjusted_world(make_case(), open_same_time_elsewhere)
+    clinic_world = adjusted_world(make_case(), open_same_time_elsewhere)
     other = next(d for d in state["doctors"] if d["id"] != state["appointments"][0]["doctor_id"])
     message = error(
-        world.call("schedule_appointment", _booking(other["id"], "2026-03-12", "10:30"))
+        clinic_world.call("schedule_appointment", _booking(other["id"], "2026-03-12", "10:30"))
     )
     assert "already has appointment A-1001" in message
 
@@ -321,16 +326,16 @@ def test_a_clash_with_another_appointment_at_the_same_time_is_refused(state):
 # --- cancel_appointment and list_appointments -------------------------------------------------
 
 
-def test_cancelling_frees_the_slot_and_records_it(world, state):
-    result = world.call(
+def test_cancelling_frees_the_slot_and_records_it(clinic_world, state):
+    result = clinic_world.call(
         "cancel_appointment", {"appointment_id": "A-1002", "reason": "Feeling better"}
     )
     assert result.content["status"] == "cancelled"
-    after = world.final_state()
+    after = clinic_world.final_state()
     cancelled = next(a for a in after["appointments"] if a["id"] == "A-1002")
     assert cancelled["status"] == "cancelled" and cancelled["cancel_reason"] == "Feeling better"
     assert after["slots"][cancelled["doctor_id"]]["2026-03-18"]["14:00"] == "open"
-    (effect,) = world.side_effects
+    (effect,) = clinic_world.side_effects
     assert (effect["kind"], effect["id"], effect["doctor"]) == (
         "appointment_cancelled",
         "A-1002",
@@ -339,21 +344,21 @@ def test_cancelling_frees_the_slot_and_records_it(world, state):
 
 
 @pytest.mark.parametrize("reference", ["a-1002", "1002", "A1002", " A-1002 "])
-def test_appointment_ids_are_found_loosely(world, reference):
-    assert world.call("cancel_appointment", {"appointment_id": reference}).status == "ok"
+def test_appointment_ids_are_found_loosely(clinic_world, reference):
+    assert clinic_world.call("cancel_appointment", {"appointment_id": reference}).status == "ok"
 
 
-def test_cancelling_an_unknown_appointment_lists_the_real_ones(world):
-    message = error(world.call("cancel_appointment", {"appointment_id": "A-7"}))
+def test_cancelling_an_unknown_appointment_lists_the_real_ones(clinic_world):
+    message = error(clinic_world.call("cancel_appointment", {"appointment_id": "A-7"}))
     assert "No appointment with id 'A-7'" in message and "A-1001, A-1002" in message
 
 
-def test_cancelling_twice_is_refused(world):
-    world.call("cancel_appointment", {"appointment_id": "A-1001"})
+def test_cancelling_twice_is_refused(clinic_world):
+    clinic_world.call("cancel_appointment", {"appointment_id": "A-1001"})
     assert "already cancelled" in error(
-        world.call("cancel_appointment", {"appointment_id": "A-1001"})
+        clinic_world.call("cancel_appointment", {"appointment_id": "A-1001"})
     )
-    assert len(world.side_effects) == 1
+    assert len(clinic_world.side_effects) == 1
 
 
 def test_a_past_appointment_cannot_be_cancelled():
@@ -364,15 +369,15 @@ def test_a_past_appointment_cannot_be_cancelled():
         "type": "in_person",
         "reason": "x",
     }
-    world = world_for(profile={"appointments": [past]})
+    clinic_world = world_for(profile={"appointments": [past]})
     assert "already took place" in error(
-        world.call("cancel_appointment", {"appointment_id": "A-1001"})
+        clinic_world.call("cancel_appointment", {"appointment_id": "A-1001"})
     )
 
 
-def test_list_appointments_shows_every_status_in_order(world):
-    world.call("cancel_appointment", {"appointment_id": "A-1002"})
-    listed = world.call("list_appointments", {}).content
+def test_list_appointments_shows_every_status_in_order(clinic_world):
+    clinic_world.call("cancel_appointment", {"appointment_id": "A-1002"})
+    listed = clinic_world.call("list_appointments", {}).content
     assert listed["today"] == "2026-03-09"
     assert [(a["id"], a["status"]) for a in listed["appointments"]] == [
         ("A-1001", "scheduled"),

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
+
 OPENAI = "openai"
 ANTHROPIC = "anthropic"
 ROUTES = {"/v1/chat/completions": OPENAI, "/v1/messages": ANTHROPIC}
@@ -486,3 +488,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
+
+
+@pytest.fixture
+def llm_server():
+    """A FakeLLMServer for one test (the providers' and pipeline's conftest.py offer it)."""
+    with FakeLLMServer() as server:
+        yield server

@@ -6,6 +6,7 @@ import pytest
 from jury.models import Judge, Panel, Verdict
 from patientagentbench.models import ModelConfig
 from patientagentbench.suites.case_sets import create_case_set
+from tests.factories import rubric  # noqa: F401  (a fixture)
 from tests.finished_runs import simulated_run
 
 

@@ -4,7 +4,6 @@ call, and nothing from the automatic checks' answer key or outside the transcrip
 import json
 import os
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,15 +17,10 @@ from jury.pure.prompts import (
 )
 from patientagentbench.cases.generate import generate_case_set
 from patientagentbench.transcripts import transcript_of
-from ratings.rubric import cached_rubric, load_rubric
+from ratings.rubric import cached_rubric
 
 SECRET = "SECRET-9c1e"
 ANSWER_KEY = "ANSWERKEY-44d2"
-
-
-@pytest.fixture(scope="module")
-def rubric():
-    return load_rubric()
 
 
 def case():

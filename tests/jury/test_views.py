@@ -12,17 +12,29 @@ from django.urls import reverse
 from jury.models import JuryRun, Panel, Verdict
 from jury.scoring import execute_inline, launch_jury
 from ratings.rubric import cached_rubric
-from tests.jury.conftest import make_panel, simulated_model, verdict
+from tests.factories import rows_for_scope, simulated_models
+from tests.jury.conftest import (
+    make_panel,
+    scenario_run,
+    simulated_model,
+    two_judge_panel,
+    verdict,
+)
 
 pytestmark = pytest.mark.django_db
 SCORED = [d.key for d in cached_rubric().scored]
 
 
-@pytest.fixture
-def scored(two_model_run, sim_panel):
-    jury_run = launch_jury(panel=sim_panel, run=two_model_run, enqueue=False)
-    execute_inline(jury_run)
-    return {"run": two_model_run, "panel": sim_panel, "jury_run": jury_run}
+@pytest.fixture(scope="class")
+def scored_by_panel(django_db_setup, django_db_blocker):
+    """The two-model scenario run scored by the two-judge panel, once for TestScoredRun:
+    scoring it took 0.45 s a test, for tests that read the pages (or post cancel and resume,
+    undone with each test's rollback)."""
+    with rows_for_scope(django_db_blocker):
+        run, panel = scenario_run(simulated_models()), two_judge_panel()
+        jury_run = launch_jury(panel=panel, run=run, enqueue=False)
+        execute_inline(jury_run)
+        yield {"run": run, "panel": panel, "jury_run": jury_run}
 
 
 def jury_urls(world) -> list[tuple[str, str]]:
@@ -44,22 +56,6 @@ def jury_urls(world) -> list[tuple[str, str]]:
         (reverse("jury_conversation", args=[run.pk, panel.pk, trace.pk]), "get"),
         (reverse("jury_leaderboard", args=[run.pk, panel.pk]), "get"),
     ]
-
-
-@pytest.mark.parametrize("persona", ["admin", "researcher", "clinician", "outsider", "anonymous"])
-def test_permission_matrix(client, scored, persona, admin_user, researcher, clinician, outsider):
-    users = {"admin": admin_user, "researcher": researcher, "clinician": clinician}
-    users["outsider"] = outsider
-    if persona in users:
-        client.force_login(users[persona])
-    for url, method in jury_urls(scored):
-        response = getattr(client, method)(url)
-        if persona == "anonymous":
-            assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-        elif persona in ("admin", "researcher"):
-            assert response.status_code in (200, 302), (url, response.status_code)
-        else:
-            assert response.status_code == 403, (url, persona, response.status_code)
 
 
 def test_the_run_page_links_to_the_jury_by_url_name(client, researcher, two_model_run):
@@ -157,33 +153,6 @@ def test_verdicts_escape_rationales_and_label_simulated_judges(
     assert "4.00" in listing.content.decode() and "1 left out" in listing.content.decode()
 
 
-def test_the_verdict_list_takes_a_fixed_number_of_queries(
-    client, researcher, scored, django_assert_max_num_queries
-):
-    client.force_login(researcher)
-    url = reverse("jury_verdicts", args=[scored["run"].pk, scored["panel"].pk])
-    with django_assert_max_num_queries(12):
-        response = client.get(url)
-    rows = re.findall(r"<tr>\s*<td><a href=\"/jury/runs/", response.content.decode())
-    assert len(rows) == scored["run"].traces.count()
-
-
-def test_leaderboard_shows_mean_and_pass_share_with_intervals_and_breakdowns(
-    client, researcher, scored
-):
-    client.force_login(researcher)
-    url = reverse("jury_leaderboard", args=[scored["run"].pk, scored["panel"].pk])
-    body = client.get(url).content.decode()
-    assert "sim-steady" in body and "sim-jittery" in body
-    assert re.search(r"\d\.\d\d \[\d+%\]", body)  # mean [pass%]
-    assert "Wilson" in body and "bootstrap" in body
-    assert 'data-testid="breakdown"' in body and "category = " in body
-    partial = client.get(url, {"by": "severity"}, HTTP_HX_REQUEST="true").content.decode()
-    assert partial.lstrip().startswith('<div id="breakdown"') and "severity = " in partial
-    assert "<html" not in partial
-    assert client.get(url, {"by": "nonsense"}).status_code == 404
-
-
 def test_consistency_page_shows_retest_and_version_flips(client, researcher, two_model_run):
     panel = make_panel("retest", simulated_model("sim-judge-c"))
     jury_run = launch_jury(panel=panel, run=two_model_run, repeat=2, enqueue=False)
@@ -226,27 +195,6 @@ def test_panels_and_judges_are_created_from_forms(client, researcher, sim_models
 JURY_WORD = re.compile(r"\bjury\b", re.IGNORECASE)
 
 
-def test_no_page_a_clinician_can_reach_names_the_jury(client, clinician, scored):
-    """Crawl every same-site link a clinician is shown, from the home page down."""
-    client.force_login(clinician)
-    seen, queue, pages = set(), ["/"], 0
-    while queue and pages < 200:
-        url = queue.pop()
-        if url in seen or url.startswith(("/accounts/logout", "/static/")):
-            continue
-        seen.add(url)
-        response = client.get(url, follow=True)
-        if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
-            continue
-        pages += 1
-        body = response.content.decode()
-        assert not JURY_WORD.search(body), url
-        queue += [u for u in re.findall(r'href="(/[^"#?]*)', body) if u not in seen]
-    assert pages >= 1
-    for url, method in jury_urls(scored):
-        assert getattr(client, method)(url).status_code == 403
-
-
 def test_repeated_verdicts_list_one_repetition_at_a_time(client, researcher, two_model_run):
     panel = make_panel("twice", simulated_model("sim-judge-a"))
     execute_inline(launch_jury(panel=panel, run=two_model_run, repeat=2, enqueue=False))
@@ -261,7 +209,80 @@ def test_repeated_verdicts_list_one_repetition_at_a_time(client, researcher, two
     assert 'data-testid="no-repetitions"' not in consistency
 
 
-def test_consistency_says_how_to_get_repetitions(client, researcher, scored):
-    client.force_login(researcher)
-    body = client.get(reverse("jury_consistency", args=[scored["panel"].pk])).content.decode()
-    assert 'data-testid="no-repetitions"' in body and "Repeat (K)" in body
+class TestScoredRun:
+    """The jury's pages on one run scored by a panel (`scored_by_panel`)."""
+
+    @pytest.mark.parametrize(
+        "persona", ["admin", "researcher", "clinician", "outsider", "anonymous"]
+    )
+    def test_permission_matrix(
+        self, client, scored_by_panel, persona, admin_user, researcher, clinician, outsider
+    ):
+        users = {"admin": admin_user, "researcher": researcher, "clinician": clinician}
+        users["outsider"] = outsider
+        if persona in users:
+            client.force_login(users[persona])
+        for url, method in jury_urls(scored_by_panel):
+            response = getattr(client, method)(url)
+            if persona == "anonymous":
+                assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+            elif persona in ("admin", "researcher"):
+                assert response.status_code in (200, 302), (url, response.status_code)
+            else:
+                assert response.status_code == 403, (url, persona, response.status_code)
+
+    def test_the_verdict_list_takes_a_fixed_number_of_queries(
+        self, client, researcher, scored_by_panel, django_assert_max_num_queries
+    ):
+        client.force_login(researcher)
+        url = reverse(
+            "jury_verdicts", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
+        )
+        with django_assert_max_num_queries(12):
+            response = client.get(url)
+        rows = re.findall(r"<tr>\s*<td><a href=\"/jury/runs/", response.content.decode())
+        assert len(rows) == scored_by_panel["run"].traces.count()
+
+    def test_leaderboard_shows_mean_and_pass_share_with_intervals_and_breakdowns(
+        self, client, researcher, scored_by_panel
+    ):
+        client.force_login(researcher)
+        url = reverse(
+            "jury_leaderboard", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
+        )
+        body = client.get(url).content.decode()
+        assert "sim-steady" in body and "sim-jittery" in body
+        assert re.search(r"\d\.\d\d \[\d+%\]", body)  # mean [pass%]
+        assert "Wilson" in body and "bootstrap" in body
+        assert 'data-testid="breakdown"' in body and "category = " in body
+        partial = client.get(url, {"by": "severity"}, HTTP_HX_REQUEST="true").content.decode()
+        assert partial.lstrip().startswith('<div id="breakdown"') and "severity = " in partial
+        assert "<html" not in partial
+        assert client.get(url, {"by": "nonsense"}).status_code == 404
+
+    def test_no_page_a_clinician_can_reach_names_the_jury(self, client, clinician, scored_by_panel):
+        """Crawl every same-site link a clinician is shown, from the home page down."""
+        client.force_login(clinician)
+        seen, queue, pages = set(), ["/"], 0
+        while queue and pages < 200:
+            url = queue.pop()
+            if url in seen or url.startswith(("/accounts/logout", "/static/")):
+                continue
+            seen.add(url)
+            response = client.get(url, follow=True)
+            if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
+                continue
+            pages += 1
+            body = response.content.decode()
+            assert not JURY_WORD.search(body), url
+            queue += [u for u in re.findall(r'href="(/[^"#?]*)', body) if u not in seen]
+        assert pages >= 1
+        for url, method in jury_urls(scored_by_panel):
+            assert getattr(client, method)(url).status_code == 403
+
+    def test_consistency_says_how_to_get_repetitions(self, client, researcher, scored_by_panel):
+        client.force_login(researcher)
+        body = client.get(
+            reverse("jury_consistency", args=[scored_by_panel["panel"].pk])
+        ).content.decode()
+        assert 'data-testid="no-repetitions"' in body and "Repeat (K)" in body

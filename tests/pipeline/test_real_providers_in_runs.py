@@ -12,13 +12,7 @@ from tests.fakes.llm_server import OPENAI, FakeLLMServer, error_reply
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def server():
-    with FakeLLMServer() as fake:
-        yield fake
-
-
-def test_a_model_added_with_add_model_runs_the_whole_suite(server, office_suite, monkeypatch):
+def test_a_model_added_with_add_model_runs_the_whole_suite(llm_server, office_suite, monkeypatch):
     monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local")
     out = StringIO()
     call_command(
@@ -29,7 +23,7 @@ def test_a_model_added_with_add_model_runs_the_whole_suite(server, office_suite,
         "--model",
         "qwen",
         "--base-url",
-        server.openai_base_url,
+        llm_server.openai_base_url,
         "--api-key-env",
         "LOCAL_LLM_KEY",
         "--price-in",
@@ -49,33 +43,33 @@ def test_a_model_added_with_add_model_runs_the_whole_suite(server, office_suite,
     assert trace.tool_calls and trace.tool_calls[0]["id"] == "t1"
     assert trace.tokens_in > 0 and trace.cost > 0
     assert run.spent == sum(t.cost for t in run.traces.all())
-    bodies = server.bodies(OPENAI)
+    bodies = llm_server.bodies(OPENAI)
     assert all(b["model"] == "qwen" and b["temperature"] == 1.0 for b in bodies)
     assert {
         h.get("Authorization") or h.get("authorization")
-        for h in (r.headers for r in server.requests)
+        for h in (r.headers for r in llm_server.requests)
     } == {"Bearer sk-local"}
 
 
-def test_429_with_retry_after_is_retried_and_the_run_finishes(server, office_suite, settings):
+def test_429_with_retry_after_is_retried_and_the_run_finishes(llm_server, office_suite, settings):
     settings.PROVIDER_BASE_DELAY_S = 0.01
-    server.script(
+    llm_server.script(
         OPENAI, error_reply(429, "slow down", {"Retry-After": "0.05"}), error_reply(503, "busy")
     )
     model = ModelConfig.objects.create(
-        name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
+        name="m", provider="openai_compatible", model_id="x", base_url=llm_server.openai_base_url
     )
     trace = _one_task_run(office_suite, model)
     assert trace.status == Trace.Status.DONE, trace.error
-    assert len(server.requests) >= 4  # two failures, then the conversation
+    assert len(llm_server.requests) >= 4  # two failures, then the conversation
 
 
-def test_a_provider_that_keeps_failing_ends_as_an_error_trace(server, office_suite, settings):
+def test_a_provider_that_keeps_failing_ends_as_an_error_trace(llm_server, office_suite, settings):
     settings.PROVIDER_BASE_DELAY_S = 0.001
     settings.PROVIDER_MAX_ATTEMPTS = 3
-    server.script(OPENAI, *[error_reply(500, "boom")] * 3)
+    llm_server.script(OPENAI, *[error_reply(500, "boom")] * 3)
     model = ModelConfig.objects.create(
-        name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
+        name="m", provider="openai_compatible", model_id="x", base_url=llm_server.openai_base_url
     )
     run = launch_run(
         suite=office_suite,
@@ -89,7 +83,7 @@ def test_a_provider_that_keeps_failing_ends_as_an_error_trace(server, office_sui
     run.refresh_from_db()
     assert trace.status == Trace.Status.ERROR and "500" in trace.error
     assert run.status == Run.Status.FAILED
-    assert len(server.requests) == 3
+    assert len(llm_server.requests) == 3
 
 
 def test_a_provider_rate_limiting_for_a_while_slows_the_run_and_it_completes(
@@ -146,18 +140,18 @@ def _one_task_run(office_suite, model):
 
 
 def test_a_call_retried_after_a_timeout_is_a_warning_on_the_trace_and_in_the_log(
-    server, office_suite, settings, caplog
+    llm_server, office_suite, settings, caplog
 ):
     from tests.fakes.llm_server import delayed_reply
 
     settings.PROVIDER_BASE_DELAY_S = 0.01
     settings.PROVIDER_TIMEOUT_S = 0.3
-    server.script(OPENAI, delayed_reply(1.0))  # the first call runs past the timeout
+    llm_server.script(OPENAI, delayed_reply(1.0))  # the first call runs past the timeout
     model = ModelConfig.objects.create(
         name="local-qwen2.5",
         provider="openai_compatible",
         model_id="x",
-        base_url=server.openai_base_url,
+        base_url=llm_server.openai_base_url,
     )
     with caplog.at_level("WARNING", logger="patientagentbench.runs.jobs"):
         trace = _one_task_run(office_suite, model)
@@ -169,18 +163,18 @@ def test_a_call_retried_after_a_timeout_is_a_warning_on_the_trace_and_in_the_log
     assert any("timed out after 0.3 s" in r.getMessage() for r in caplog.records)
 
 
-def test_a_model_with_its_own_timeout_waits_for_a_slow_answer(server, office_suite, settings):
+def test_a_model_with_its_own_timeout_waits_for_a_slow_answer(llm_server, office_suite, settings):
     from tests.fakes.llm_server import delayed_reply
 
     settings.PROVIDER_BASE_DELAY_S = 0.01
     settings.PROVIDER_TIMEOUT_S = 0.3
     settings.PROVIDER_TIMEOUTS_S = {"LOCAL_QWEN2_5": 5.0}  # PROVIDER_TIMEOUT_S_LOCAL_QWEN2_5=5
-    server.script(OPENAI, delayed_reply(1.0))
+    llm_server.script(OPENAI, delayed_reply(1.0))
     model = ModelConfig.objects.create(
         name="local-qwen2.5",
         provider="openai_compatible",
         model_id="x",
-        base_url=server.openai_base_url,
+        base_url=llm_server.openai_base_url,
     )
     trace = _one_task_run(office_suite, model)
     assert trace.status == Trace.Status.DONE, trace.error

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def sent(monkeypatch):
+def trace_jobs_sent(monkeypatch):
     """Messages sent to workers, kept instead of going to the broker."""
     ids = []
     monkeypatch.setattr(execution.execute_trace_job, "delay", ids.append)
@@ -81,7 +81,7 @@ def test_the_celery_task_claims_under_its_workers_id_and_inline_under_none(
 
 
 def test_a_silent_workers_claim_is_requeued_sent_again_and_finished_once(
-    office_suite, sim_models, monkeypatch, sent
+    office_suite, sim_models, monkeypatch, trace_jobs_sent
 ):
     run = small_run(office_suite, sim_models)
     lost, other = run.traces.all()[:2]
@@ -94,7 +94,9 @@ def test_a_silent_workers_claim_is_requeued_sent_again_and_finished_once(
 
     lost.refresh_from_db()
     assert (lost.status, lost.worker, lost.attempts) == ("queued", "", 1)
-    assert lost.pk in sent and other.pk in sent  # its message, and the queued ones, again
+    assert (
+        lost.pk in trace_jobs_sent and other.pk in trace_jobs_sent
+    )  # its message, and the queued ones, again
     execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.FINISHED
@@ -103,17 +105,17 @@ def test_a_silent_workers_claim_is_requeued_sent_again_and_finished_once(
     assert run.traces.count() == 2 and progress(run.pk)["done"] == 2
 
 
-def test_a_live_workers_claim_is_left_alone(office_suite, sim_models, monkeypatch, sent):
+def test_a_live_workers_claim_is_left_alone(office_suite, sim_models, monkeypatch, trace_jobs_sent):
     run = small_run(office_suite, sim_models)
     trace = run.traces.first()
     claim(trace.pk, as_worker("busy@host#1#aa", seconds_ago=1))
     assert workers.recover_lost_work() == 0
     trace.refresh_from_db()
-    assert trace.status == "running" and sent == []
+    assert trace.status == "running" and trace_jobs_sent == []
 
 
 def test_a_trace_whose_workers_keep_dying_ends_after_max_attempts(
-    office_suite, sim_models, monkeypatch, sent, settings
+    office_suite, sim_models, monkeypatch, trace_jobs_sent, settings
 ):
     settings.JOB_MAX_ATTEMPTS = 2
     run = small_run(office_suite, sim_models)
@@ -132,7 +134,7 @@ def test_a_trace_whose_workers_keep_dying_ends_after_max_attempts(
 
 
 def test_a_claim_taken_back_cannot_store_a_result_later(
-    office_suite, sim_models, monkeypatch, sent
+    office_suite, sim_models, monkeypatch, trace_jobs_sent
 ):
     """Its worker was only slow (say, paused): the trace ran again elsewhere and stored once."""
     run = small_run(office_suite, sim_models)
@@ -168,7 +170,7 @@ def test_a_worker_taken_for_lost_stops_its_conversation(office_suite, sim_models
 
 
 def test_a_newly_lost_worker_resends_the_queued_traces_once(
-    office_suite, sim_models, monkeypatch, sent
+    office_suite, sim_models, monkeypatch, trace_jobs_sent
 ):
     """A dead worker takes the messages it had fetched with it (a filesystem broker deletes
     them on fetch; Redis holds them back for its visibility timeout)."""
@@ -177,15 +179,15 @@ def test_a_newly_lost_worker_resends_the_queued_traces_once(
     heard("gone@host#1#aa", settings.WORKER_DEAD_AFTER_S + 5)
     as_worker("alive@host#2#bb")
     workers.recover_lost_work()
-    assert sorted(sent) == sorted(run.traces.values_list("pk", flat=True))
+    assert sorted(trace_jobs_sent) == sorted(run.traces.values_list("pk", flat=True))
     workers.recover_lost_work()
-    assert len(sent) == 4  # once per lost worker
+    assert len(trace_jobs_sent) == 4  # once per lost worker
     heard("gone@host#1#aa", 0)  # it beats again: it was only slow
     assert WorkerHeartbeat.objects.get(hostname="gone@host#1#aa").reaped_at is None
 
 
 def test_a_claim_in_a_cancelled_run_is_cancelled_not_requeued(
-    office_suite, sim_models, monkeypatch, sent
+    office_suite, sim_models, monkeypatch, trace_jobs_sent
 ):
     run = small_run(office_suite, sim_models)
     trace = run.traces.first()
@@ -196,7 +198,7 @@ def test_a_claim_in_a_cancelled_run_is_cancelled_not_requeued(
     workers.recover_lost_work()
     trace.refresh_from_db()
     assert (trace.status, trace.end_reason) == ("cancelled", "cancelled")
-    assert trace.pk not in sent
+    assert trace.pk not in trace_jobs_sent
 
 
 def test_rows_of_workers_long_gone_are_pruned(db, monkeypatch):
@@ -225,19 +227,19 @@ def lost_claims_run(suite, models, monkeypatch):
 
 
 def test_resume_takes_back_a_running_runs_dead_claims_at_once(
-    office_suite, sim_models, monkeypatch, sent, django_capture_on_commit_callbacks
+    office_suite, sim_models, monkeypatch, trace_jobs_sent, django_capture_on_commit_callbacks
 ):
     run, trace = lost_claims_run(office_suite, sim_models, monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
         assert resume_run(run.pk) == 1
     trace.refresh_from_db()
-    assert trace.status == "queued" and trace.pk in sent
+    assert trace.status == "queued" and trace.pk in trace_jobs_sent
     execute_inline(run)
     run.refresh_from_db()
     assert run.status == Run.Status.FINISHED and progress(run.pk)["done"] == 2
 
 
-def test_resume_run_command(office_suite, sim_models, monkeypatch, sent):
+def test_resume_run_command(office_suite, sim_models, monkeypatch, trace_jobs_sent):
     run, trace = lost_claims_run(office_suite, sim_models, monkeypatch)
     out, err = StringIO(), StringIO()
     call_command("resume_run", str(run.pk), stdout=out, stderr=err)
@@ -253,7 +255,7 @@ def test_resume_button_on_a_running_run_and_404_for_a_missing_one(
     office_suite,
     sim_models,
     monkeypatch,
-    sent,
+    trace_jobs_sent,
     django_capture_on_commit_callbacks,
 ):
     run, trace = lost_claims_run(office_suite, sim_models, monkeypatch)
@@ -264,7 +266,7 @@ def test_resume_button_on_a_running_run_and_404_for_a_missing_one(
         response = client.post(reverse("run_resume", args=[run.pk]), follow=True)
     assert "1 jobs queued again" in response.content.decode()
     trace.refresh_from_db()
-    assert trace.status == "queued" and trace.pk in sent
+    assert trace.status == "queued" and trace.pk in trace_jobs_sent
     assert client.post(reverse("run_resume", args=[999999])).status_code == 404
 
 

@@ -25,7 +25,7 @@ DIMENSIONS = len(cached_rubric().scored)
 
 
 @pytest.fixture
-def sent(monkeypatch):
+def judge_jobs_sent(monkeypatch):
     ids = []
     monkeypatch.setattr(scoring.score_job_task, "delay", ids.append)
     return ids
@@ -51,7 +51,9 @@ def silent(worker_id: str) -> None:
     )
 
 
-def test_a_silent_workers_judge_job_is_requeued_and_scored_once(scoring_run, monkeypatch, sent):
+def test_a_silent_workers_judge_job_is_requeued_and_scored_once(
+    scoring_run, monkeypatch, judge_jobs_sent
+):
     job = scoring_run.jobs.first()
     held = claim(job.pk, as_worker("dead@host#1#aa"))
     assert held.worker == "dead@host#1#aa"
@@ -60,7 +62,7 @@ def test_a_silent_workers_judge_job_is_requeued_and_scored_once(scoring_run, mon
     assert workers.recover_lost_work() == 1
     job.refresh_from_db()
     assert (job.status, job.worker, job.attempts) == ("queued", "", 1)
-    assert job.pk in sent
+    assert job.pk in judge_jobs_sent
     execute_inline(scoring_run)
     scoring_run.refresh_from_db()
     job.refresh_from_db()
@@ -69,7 +71,7 @@ def test_a_silent_workers_judge_job_is_requeued_and_scored_once(scoring_run, mon
     assert Verdict.objects.filter(job=job).count() == DIMENSIONS
 
 
-def test_an_old_judge_claim_stores_no_verdicts(scoring_run, monkeypatch, sent):
+def test_an_old_judge_claim_stores_no_verdicts(scoring_run, monkeypatch, judge_jobs_sent):
     job = scoring_run.jobs.select_related("jury_run__panel", "judge__model").first()
     old_claim = claim(job.pk, as_worker("slow@host#1#aa"))
     answers = scoring.score_conversation(job)
@@ -89,7 +91,7 @@ def test_an_old_judge_claim_stores_no_verdicts(scoring_run, monkeypatch, sent):
 
 
 def test_judge_jobs_whose_workers_keep_dying_end_as_errors(
-    scoring_run, monkeypatch, sent, settings
+    scoring_run, monkeypatch, judge_jobs_sent, settings
 ):
     settings.JOB_MAX_ATTEMPTS = 1
     job = scoring_run.jobs.first()
@@ -101,7 +103,7 @@ def test_judge_jobs_whose_workers_keep_dying_end_as_errors(
 
 
 def test_resume_takes_back_a_running_scorings_lost_jobs(
-    scoring_run, monkeypatch, sent, django_capture_on_commit_callbacks
+    scoring_run, monkeypatch, judge_jobs_sent, django_capture_on_commit_callbacks
 ):
     job = scoring_run.jobs.first()
     claim(job.pk, as_worker("dead@host#1#aa"))
@@ -110,10 +112,12 @@ def test_resume_takes_back_a_running_scorings_lost_jobs(
     with django_capture_on_commit_callbacks(execute=True):
         assert resume_jury(scoring_run.pk) == 1
     job.refresh_from_db()
-    assert job.status == "queued" and job.pk in sent
+    assert job.status == "queued" and job.pk in judge_jobs_sent
 
 
-def test_the_resume_button_works_on_a_running_scoring(client, researcher, scoring_run, sent):
+def test_the_resume_button_works_on_a_running_scoring(
+    client, researcher, scoring_run, judge_jobs_sent
+):
     job = scoring_run.jobs.first()
     claim(job.pk, as_worker("dead@host#1#aa"))
     JuryRun.objects.filter(pk=scoring_run.pk).update(status=JuryRun.Status.RUNNING)
@@ -252,7 +256,7 @@ def fail_every_job_for_a_missing_key(scoring_run, monkeypatch):
 
 
 def test_resume_retries_failed_judge_jobs_keeping_their_attempts(
-    scoring_run, monkeypatch, sent, django_capture_on_commit_callbacks
+    scoring_run, monkeypatch, judge_jobs_sent, django_capture_on_commit_callbacks
 ):
     fail_every_job_for_a_missing_key(scoring_run, monkeypatch)
     jobs_n = scoring_run.jobs.count()
@@ -261,7 +265,7 @@ def test_resume_retries_failed_judge_jobs_keeping_their_attempts(
         call_command("resume_jury", str(scoring_run.pk), stdout=out)
     assert f"{jobs_n} judge jobs queued again" in out.getvalue()
     assert {(j.status, j.attempts, j.error) for j in scoring_run.jobs.all()} == {("queued", 1, "")}
-    assert sorted(sent) == sorted(scoring_run.jobs.values_list("pk", flat=True))
+    assert sorted(judge_jobs_sent) == sorted(scoring_run.jobs.values_list("pk", flat=True))
     execute_inline(scoring_run)  # the key is set now
     scoring_run.refresh_from_db()
     assert scoring_run.status == JuryRun.Status.FINISHED
@@ -270,7 +274,7 @@ def test_resume_retries_failed_judge_jobs_keeping_their_attempts(
 
 
 def test_the_scoring_page_offers_to_retry_failed_jobs(
-    client, researcher, scoring_run, monkeypatch, sent
+    client, researcher, scoring_run, monkeypatch, judge_jobs_sent
 ):
     fail_every_job_for_a_missing_key(scoring_run, monkeypatch)
     jobs_n = scoring_run.jobs.count()

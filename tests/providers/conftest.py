@@ -1,9 +1,3 @@
-import pytest
+"""What the provider tests share."""
 
-from tests.fakes.llm_server import FakeLLMServer
-
-
-@pytest.fixture
-def llm_server():
-    with FakeLLMServer() as server:
-        yield server
+from tests.fakes.llm_server import llm_server  # noqa: F401  (a fixture)

@@ -15,15 +15,9 @@ from patientagentbench.models import ModelConfig, Trace
 from patientagentbench.providers.types import Completion, ToolCall
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.views.forms import ModelConfigForm
-from tests.fakes.llm_server import ANTHROPIC, OPENAI, FakeLLMServer, delayed_reply, tool_call_reply
+from tests.fakes.llm_server import ANTHROPIC, OPENAI, delayed_reply, tool_call_reply
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def server():
-    with FakeLLMServer() as fake:
-        yield fake
 
 
 def one_task_run(suite, model, **options):
@@ -35,53 +29,53 @@ def one_task_run(suite, model, **options):
     return run.traces.get()
 
 
-def test_openai_calls_carry_max_completion_tokens(server, office_suite, monkeypatch):
+def test_openai_calls_carry_max_completion_tokens(llm_server, office_suite, monkeypatch):
     monkeypatch.setenv("PAB_TEST_OPENAI_KEY", "sk-test")
     model = ModelConfig.objects.create(
         name="gpt",
         provider="openai",
         model_id="gpt-test",
-        base_url=server.openai_base_url,
+        base_url=llm_server.openai_base_url,
         api_key_env="PAB_TEST_OPENAI_KEY",
         max_output_tokens=123,
     )
     trace = one_task_run(office_suite, model)
-    bodies = server.bodies(OPENAI)
+    bodies = llm_server.bodies(OPENAI)
     assert trace.status == "done" and len(bodies) >= 2
     assert {b.get("max_completion_tokens") for b in bodies} == {123}
     assert not any("max_tokens" in b for b in bodies)
 
 
-def test_openai_compatible_calls_carry_max_tokens_by_default(server, office_suite):
+def test_openai_compatible_calls_carry_max_tokens_by_default(llm_server, office_suite):
     model = ModelConfig.objects.create(
         name="local",
         provider="openai_compatible",
         model_id="qwen",
-        base_url=server.openai_base_url,
+        base_url=llm_server.openai_base_url,
     )
     assert model.max_output_tokens == 2048
     trace = one_task_run(office_suite, model)
     assert trace.status == "done"
-    assert {b.get("max_tokens") for b in server.bodies(OPENAI)} == {2048}
+    assert {b.get("max_tokens") for b in llm_server.bodies(OPENAI)} == {2048}
 
 
-def test_anthropic_calls_carry_the_models_max_tokens(server, office_suite, monkeypatch):
+def test_anthropic_calls_carry_the_models_max_tokens(llm_server, office_suite, monkeypatch):
     monkeypatch.setenv("PAB_TEST_ANTHROPIC_KEY", "sk-ant-test")
     model = ModelConfig.objects.create(
         name="claude",
         provider="anthropic",
         model_id="claude-test",
-        base_url=server.anthropic_base_url,
+        base_url=llm_server.anthropic_base_url,
         api_key_env="PAB_TEST_ANTHROPIC_KEY",
         max_output_tokens=77,
     )
     trace = one_task_run(office_suite, model)
     assert trace.status == "done"
-    assert {b["max_tokens"] for b in server.bodies(ANTHROPIC)} == {77}
+    assert {b["max_tokens"] for b in llm_server.bodies(ANTHROPIC)} == {77}
 
 
 def test_a_judge_asks_for_the_lower_of_its_models_cap_and_the_verdict_cap(
-    server, office_suite, sim_models
+    llm_server, office_suite, sim_models
 ):
     run = launch_run(suite=office_suite, models=sim_models[:1], repetitions=1, enqueue=False)
     Trace.objects.filter(run=run).exclude(pk=run.traces.first().pk).delete()
@@ -90,14 +84,14 @@ def test_a_judge_asks_for_the_lower_of_its_models_cap_and_the_verdict_cap(
         name="small-judge",
         provider="openai_compatible",
         model_id="judge",
-        base_url=server.openai_base_url,
+        base_url=llm_server.openai_base_url,
         max_output_tokens=300,
     )
     panel = Panel.objects.create(name="capped")
     panel.judges.add(Judge.objects.create(name="capped-judge", model=judge_model))
     jury_run = launch_jury(panel=panel, run=run, enqueue=False)
     execute_job(jury_run.jobs.get().pk)
-    assert {b["max_tokens"] for b in server.bodies(OPENAI)} == {300}  # below the 600 cap
+    assert {b["max_tokens"] for b in llm_server.bodies(OPENAI)} == {300}  # below the 600 cap
 
 
 def test_the_model_form_edits_max_output_tokens(client, admin_user):
@@ -167,9 +161,9 @@ class _OkWorld:
         return _Outcome()
 
 
-def test_a_trace_stops_at_the_wall_clock_limit(server, office_suite, settings):
+def test_a_trace_stops_at_the_wall_clock_limit(llm_server, office_suite, settings):
     settings.TRACE_WALL_CLOCK_S = 0.5
-    server.script(
+    llm_server.script(
         OPENAI,
         *[
             # a new query each time: the agent searches, it does not loop
@@ -178,11 +172,14 @@ def test_a_trace_stops_at_the_wall_clock_limit(server, office_suite, settings):
         ],
     )
     model = ModelConfig.objects.create(
-        name="slow", provider="openai_compatible", model_id="slow", base_url=server.openai_base_url
+        name="slow",
+        provider="openai_compatible",
+        model_id="slow",
+        base_url=llm_server.openai_base_url,
     )
     trace = one_task_run(office_suite, model, max_iterations=20)
     assert (trace.status, trace.end_reason) == ("done", "wall_clock")
-    assert 2 <= len(server.requests) <= 4  # not the 8 scripted, nor 20 iterations
+    assert 2 <= len(llm_server.requests) <= 4  # not the 8 scripted, nor 20 iterations
     assert trace.correctness is not None  # scored like any conversation that ended
 
 

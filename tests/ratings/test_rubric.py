@@ -28,11 +28,6 @@ OPERATIONS = ["workflow_accuracy", "task_completion", "conversational_quality"]
 REALISM = ["conversation_realism", "patient_profile_realism"]
 
 
-@pytest.fixture(scope="module")
-def rubric():
-    return load_rubric()
-
-
 @pytest.fixture
 def raw():
     return json.loads((RUBRICS_DIR / "patientagentbench-v1.json").read_text())

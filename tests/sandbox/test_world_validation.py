@@ -55,7 +55,7 @@ class ToyWorld(World):
 
 
 @pytest.fixture
-def world():
+def toy_world():
     return ToyWorld({"records": []}, SCHEMAS)
 
 
@@ -68,8 +68,8 @@ def error_of(result: ToolResult) -> str:
 VALID = {"text": "hello", "count": 3}
 
 
-def test_valid_call_succeeds(world):
-    result = world.call(
+def test_valid_call_succeeds(toy_world):
+    result = toy_world.call(
         "record", dict(VALID, amount=2, flag=True, tags=["a"], extra={"level": "low"})
     )
     assert result == ToolResult("ok", {"stored": 1})
@@ -78,47 +78,49 @@ def test_valid_call_succeeds(world):
 # --- names and argument containers --------------------------------------------------------------
 
 
-def test_unknown_tool_names_the_available_ones(world):
-    message = error_of(world.call("delete_everything", {}))
+def test_unknown_tool_names_the_available_ones(toy_world):
+    message = error_of(toy_world.call("delete_everything", {}))
     assert "Unknown tool 'delete_everything'" in message
     assert "record" in message and "no_arguments" in message
 
 
 @pytest.mark.parametrize("name", [None, 7, ["record"]])
-def test_non_text_tool_name_is_an_unknown_tool(world, name):
-    assert "Unknown tool" in error_of(world.call(name, {}))
+def test_non_text_tool_name_is_an_unknown_tool(toy_world, name):
+    assert "Unknown tool" in error_of(toy_world.call(name, {}))
 
 
 @pytest.mark.parametrize(
     ("arguments", "got"), [(None, "null"), ("{}", "string"), ([VALID], "array"), (3, "integer")]
 )
-def test_arguments_that_are_not_an_object_are_refused(world, arguments, got):
-    message = error_of(world.call("record", arguments))
+def test_arguments_that_are_not_an_object_are_refused(toy_world, arguments, got):
+    message = error_of(toy_world.call("record", arguments))
     assert message == f"Arguments for 'record' must be a JSON object, got {got}"
 
 
-def test_tool_without_parameters_takes_an_empty_object(world):
-    assert world.call("no_arguments", {}) == ToolResult("ok", {"arguments": {}})
+def test_tool_without_parameters_takes_an_empty_object(toy_world):
+    assert toy_world.call("no_arguments", {}) == ToolResult("ok", {"arguments": {}})
 
 
 # --- schema validation --------------------------------------------------------------------------
 
 
-def test_missing_required_arguments_are_each_named(world):
-    message = error_of(world.call("record", {}))
+def test_missing_required_arguments_are_each_named(toy_world):
+    message = error_of(toy_world.call("record", {}))
     assert "Invalid arguments for 'record'" in message
     assert "missing required argument 'text'" in message
     assert "missing required argument 'count'" in message
 
 
-def test_unknown_arguments_are_named_with_the_allowed_ones(world):
-    message = error_of(world.call("record", dict(VALID, colour="red", size=2)))
+def test_unknown_arguments_are_named_with_the_allowed_ones(toy_world):
+    message = error_of(toy_world.call("record", dict(VALID, colour="red", size=2)))
     assert "unknown argument 'colour', 'size'" in message
     assert "allowed: amount, count, extra, flag, optional_note, tags, text" in message
 
 
-def test_unknown_argument_on_a_tool_without_properties(world):
-    assert "unknown argument 'x' (allowed: none)" in error_of(world.call("no_arguments", {"x": 1}))
+def test_unknown_argument_on_a_tool_without_properties(toy_world):
+    assert "unknown argument 'x' (allowed: none)" in error_of(
+        toy_world.call("no_arguments", {"x": 1})
+    )
 
 
 @pytest.mark.parametrize(
@@ -141,82 +143,84 @@ def test_unknown_argument_on_a_tool_without_properties(world):
         ("optional_note", 3, "argument 'optional_note' must be a string or null, got integer"),
     ],
 )
-def test_mistyped_arguments_are_explained(world, key, value, words):
-    assert words in error_of(world.call("record", dict(VALID, **{key: value})))
+def test_mistyped_arguments_are_explained(toy_world, key, value, words):
+    assert words in error_of(toy_world.call("record", dict(VALID, **{key: value})))
 
 
-def test_integers_are_numbers(world):
-    assert world.call("record", dict(VALID, amount=2)).status == "ok"
+def test_integers_are_numbers(toy_world):
+    assert toy_world.call("record", dict(VALID, amount=2)).status == "ok"
 
 
-def test_null_for_an_optional_argument_means_not_given(world):
-    assert world.call("record", dict(VALID, amount=None, tags=None)).status == "ok"
-    assert "amount" not in world.final_state()["records"][0]
+def test_null_for_an_optional_argument_means_not_given(toy_world):
+    assert toy_world.call("record", dict(VALID, amount=None, tags=None)).status == "ok"
+    assert "amount" not in toy_world.final_state()["records"][0]
 
 
-def test_null_for_a_required_argument_is_an_error(world):
+def test_null_for_a_required_argument_is_an_error(toy_world):
     assert "argument 'text' must be a string, got null" in error_of(
-        world.call("record", dict(VALID, text=None))
+        toy_world.call("record", dict(VALID, text=None))
     )
 
 
-def test_a_refused_call_changes_nothing(world):
-    world.call("record", {"text": 1})
-    assert world.final_state() == {"records": []}
-    assert world.side_effects == []
+def test_a_refused_call_changes_nothing(toy_world):
+    toy_world.call("record", {"text": 1})
+    assert toy_world.final_state() == {"records": []}
+    assert toy_world.side_effects == []
 
 
 # --- failures inside tools ----------------------------------------------------------------------
 
 
-def test_exception_inside_a_tool_becomes_an_error(world):
+def test_exception_inside_a_tool_becomes_an_error(toy_world):
     assert (
-        error_of(world.call("explode", {}))
+        error_of(toy_world.call("explode", {}))
         == "Tool 'explode' failed: ZeroDivisionError: division by zero"
     )
-    assert world.call("record", VALID).status == "ok"
+    assert toy_world.call("record", VALID).status == "ok"
 
 
-def test_tool_error_message_goes_to_the_agent(world):
-    assert error_of(world.call("refuse", {})) == "Not today."
+def test_tool_error_message_goes_to_the_agent(toy_world):
+    assert error_of(toy_world.call("refuse", {})) == "Not today."
 
 
-def test_unserialisable_result_becomes_an_error(world):
-    assert "Tool 'unserialisable' failed: TypeError" in error_of(world.call("unserialisable", {}))
+def test_unserialisable_result_becomes_an_error(toy_world):
+    assert "Tool 'unserialisable' failed: TypeError" in error_of(
+        toy_world.call("unserialisable", {})
+    )
 
 
 # --- side effects and state ---------------------------------------------------------------------
 
 
-def test_side_effects_are_logged_in_order(world):
-    world.call("record", {"text": "first", "count": 1})
-    world.call("no_arguments", {})
-    world.call("record", {"text": "second", "count": 2})
-    assert world.side_effects == [
+def test_side_effects_are_logged_in_order(toy_world):
+    toy_world.call("record", {"text": "first", "count": 1})
+    toy_world.call("no_arguments", {})
+    toy_world.call("record", {"text": "second", "count": 2})
+    assert toy_world.side_effects == [
         {"kind": "recorded", "text": "first", "count": 1},
         {"kind": "recorded", "text": "second", "count": 2},
     ]
 
 
-def test_side_effects_and_final_state_are_copies(world):
-    world.call("record", dict(VALID))
-    world.side_effects.clear()
-    world.final_state()["records"].clear()
-    assert len(world.side_effects) == 1
-    assert len(world.final_state()["records"]) == 1
+def test_side_effects_and_final_state_are_copies(toy_world):
+    toy_world.call("record", dict(VALID))
+    toy_world.side_effects.clear()
+    toy_world.final_state()["records"].clear()
+    assert len(toy_world.side_effects) == 1
+    assert len(toy_world.final_state()["records"]) == 1
 
 
-def test_tools_never_keep_the_callers_objects(world):
+def test_tools_never_keep_the_callers_objects(toy_world):
     arguments = {"text": "hello", "count": 1, "tags": ["a"]}
-    world.call("record", arguments)
+    toy_world.call("record", arguments)
     arguments["tags"].append("changed later")
-    assert world.final_state()["records"][0]["tags"] == ["a"]
+    assert toy_world.final_state()["records"][0]["tags"] == ["a"]
 
 
-def test_results_never_hand_out_live_state(world):
-    world.call("record", dict(VALID))
-    world.call("read", {}).content.append("injected")
-    assert len(world.final_state()["records"]) == 1
+def test_results_never_hand_out_live_state(toy_world):
+    toy_world.call("record", dict(VALID))
+    toy_world.call("read", {}).content.append("injected")
+    assert len(toy_world.final_state()["records"]) == 1
 
 
 def test_initial_state_is_copied():
@@ -225,11 +229,11 @@ def test_initial_state_is_copied():
     assert state == {"records": []}
 
 
-def test_tool_schemas_are_copies_in_order(world):
-    schemas = world.tool_schemas()
+def test_tool_schemas_are_copies_in_order(toy_world):
+    schemas = toy_world.tool_schemas()
     assert [schema["name"] for schema in schemas] == [schema["name"] for schema in SCHEMAS]
     schemas[0]["parameters"]["required"].append("flag")
-    assert world.call("record", VALID).status == "ok"
+    assert toy_world.call("record", VALID).status == "ok"
 
 
 def test_a_schema_without_an_implementation_is_a_construction_error():

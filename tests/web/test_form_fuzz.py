@@ -30,10 +30,12 @@ from decimal import Decimal
 from urllib.parse import quote_from_bytes
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, User
 from django.contrib.auth.tokens import default_token_generator
 from django.db import transaction
 from django.forms.models import model_to_dict
+from django.test import Client
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -60,6 +62,7 @@ from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
 from patientagentbench.suites.install import install_all_suites
 from tests.conftest import PASSWORD
+from tests.factories import person, rows_for_scope
 
 pytestmark = [
     pytest.mark.django_db,
@@ -295,13 +298,6 @@ def submit_all(assignment: Assignment, default: int, nonce: str, **scores) -> No
     submit(assignment, answer, nonce, 30, assignment.clinician.user)
 
 
-def person(username: str, *roles: str) -> User:
-    user = User.objects.create_user(username=username, password=PASSWORD)
-    for role in roles:
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    return user
-
-
 @dataclass
 class World:
     admin: User
@@ -331,14 +327,14 @@ class World:
 def world(django_db_setup, django_db_blocker):
     """One world for the module (a few seconds to build), inside a transaction rolled back at
     the end; each test's own changes roll back to a savepoint as usual."""
-    with django_db_blocker.unblock():
-        atomic = transaction.atomic()
-        atomic.__enter__()
+    with rows_for_scope(django_db_blocker):
         try:
-            yield _build(person("fuzz-admin", ADMIN), person("fuzz-researcher", RESEARCHER))
+            yield _build(
+                person("fuzz-admin", ADMIN, password=PASSWORD),
+                person("fuzz-researcher", RESEARCHER, password=PASSWORD),
+            )
         finally:
-            transaction.set_rollback(True)
-            atomic.__exit__(None, None, None)
+            SESSIONS.clear()
 
 
 def _build(admin: User, researcher: User) -> World:
@@ -423,11 +419,26 @@ def _build(admin: User, researcher: User) -> World:
     ids.update(office.tasks.values_list("pk", flat=True)[:3])
     ids.update(cases.tasks.values_list("pk", flat=True))
     found.ids = sorted(ids)
+    for user in (admin, researcher, me.user, other.user):
+        signer = Client()
+        signer.force_login(user)
+        SESSIONS[user.pk] = signer.cookies[django_settings.SESSION_COOKIE_NAME].value
     return found
 
 
+# User id → the key of a session signed in as that user, made with the world.
+SESSIONS: dict[int, str] = {}
+
+
 def as_user(client, user):
-    client.force_login(user)
+    """Signed in as `user` through the session made with the world. A force_login here would
+    write a session row and a login record for every example only for its rollback to drop
+    them (~10 ms an example); an example that logs out or changes the session rolls back too."""
+    key = SESSIONS.get(user.pk)
+    if key is None:
+        client.force_login(user)
+    else:
+        client.cookies[django_settings.SESSION_COOKIE_NAME] = key
     return client
 
 

@@ -31,7 +31,7 @@ def paid_writer(db):
 
 
 @pytest.fixture
-def sent(monkeypatch):
+def case_set_jobs_sent(monkeypatch):
     jobs = []  # what the broker would deliver
     monkeypatch.setattr(
         "patientagentbench.suites.case_sets.generate_case_set_job.delay", jobs.append
@@ -59,24 +59,24 @@ def test_a_researcher_is_offered_only_the_template_writer(client, researcher, pa
 
 
 def test_a_researcher_cannot_generate_with_a_paid_model(
-    client, researcher, paid_writer, sent, django_capture_on_commit_callbacks
+    client, researcher, paid_writer, case_set_jobs_sent, django_capture_on_commit_callbacks
 ):
     client.force_login(researcher)
     with django_capture_on_commit_callbacks(execute=True):
         response = generate(client, writer="gpt-writer", count=2000, max_spend="1000000")
     assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
-    assert not CaseSetJob.objects.exists() and sent == []
+    assert not CaseSetJob.objects.exists() and case_set_jobs_sent == []
 
 
 def test_a_researcher_still_generates_with_the_template_writer(
-    client, researcher, paid_writer, sent, django_capture_on_commit_callbacks
+    client, researcher, paid_writer, case_set_jobs_sent, django_capture_on_commit_callbacks
 ):
     client.force_login(researcher)
     with django_capture_on_commit_callbacks(execute=True):
         response = generate(client, count=2000)
     assert response.status_code == 302
     job = CaseSetJob.objects.get()
-    assert (job.writer, job.count) == ("template", 2000) and sent == [job.pk]
+    assert (job.writer, job.count) == ("template", 2000) and case_set_jobs_sent == [job.pk]
 
 
 def test_an_admin_sees_the_model_writers_and_the_spend_limit(client, admin_user, paid_writer):
@@ -86,14 +86,16 @@ def test_an_admin_sees_the_model_writers_and_the_spend_limit(client, admin_user,
     assert f"at most {MODEL_WRITER_MAX_COUNT} cases" in body
 
 
-def test_a_model_writer_needs_a_spend_limit(client, admin_user, paid_writer, sent):
+def test_a_model_writer_needs_a_spend_limit(client, admin_user, paid_writer, case_set_jobs_sent):
     client.force_login(admin_user)
     response = generate(client, writer="gpt-writer")
     assert "Set a spend limit" in response.content.decode()
     assert not CaseSetJob.objects.exists()
 
 
-def test_a_model_writer_writes_a_bounded_number_of_cases(client, admin_user, paid_writer, sent):
+def test_a_model_writer_writes_a_bounded_number_of_cases(
+    client, admin_user, paid_writer, case_set_jobs_sent
+):
     client.force_login(admin_user)
     response = generate(
         client, writer="gpt-writer", count=MODEL_WRITER_MAX_COUNT + 1, max_spend="100000"
@@ -102,15 +104,17 @@ def test_a_model_writer_writes_a_bounded_number_of_cases(client, admin_user, pai
     assert not CaseSetJob.objects.exists()
 
 
-def test_a_limit_below_the_worst_case_refuses_the_job(client, admin_user, paid_writer, sent):
+def test_a_limit_below_the_worst_case_refuses_the_job(
+    client, admin_user, paid_writer, case_set_jobs_sent
+):
     client.force_login(admin_user)
     response = generate(client, writer="gpt-writer", count=100, max_spend="8.99")
     assert "could cost up to $9.00" in response.content.decode()
-    assert not CaseSetJob.objects.exists() and sent == []
+    assert not CaseSetJob.objects.exists() and case_set_jobs_sent == []
 
 
 def test_a_limit_that_covers_the_worst_case_starts_the_job(
-    client, admin_user, paid_writer, sent, django_capture_on_commit_callbacks
+    client, admin_user, paid_writer, case_set_jobs_sent, django_capture_on_commit_callbacks
 ):
     client.force_login(admin_user)
     with django_capture_on_commit_callbacks(execute=True):
@@ -118,13 +122,13 @@ def test_a_limit_that_covers_the_worst_case_starts_the_job(
     assert response.status_code == 302
     job = CaseSetJob.objects.get()
     assert (job.writer, job.count, job.created_by) == ("gpt-writer", 100, admin_user)
-    assert sent == [job.pk]
+    assert case_set_jobs_sent == [job.pk]
     page = client.get(reverse("case_set_list")).content.decode()
     assert "with gpt-writer (at most about $9.00)" in page
 
 
 def test_an_admin_generates_with_the_template_writer_without_a_limit(
-    client, admin_user, paid_writer, sent
+    client, admin_user, paid_writer, case_set_jobs_sent
 ):
     client.force_login(admin_user)
     assert generate(client, count=500).status_code == 302

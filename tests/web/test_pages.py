@@ -25,7 +25,7 @@ def two_task_run(office_suite, sim_models) -> Run:
 
 
 @pytest.fixture
-def finished_run(office_suite, sim_models):
+def finished_two_task_run(office_suite, sim_models):
     run = two_task_run(office_suite, sim_models)
     execute_inline(run)
     return run
@@ -128,19 +128,21 @@ def test_launch_form_creates_a_run_and_queues_its_jobs(
     assert run.traces.count() == 19 * 2 * 3 == len(sent)
 
 
-def test_run_detail_polls_while_active_and_stops_when_done(client, researcher, finished_run):
+def test_run_detail_polls_while_active_and_stops_when_done(
+    client, researcher, finished_two_task_run
+):
     client.force_login(researcher)
-    url = reverse("run_detail", args=[finished_run.pk])
+    url = reverse("run_detail", args=[finished_two_task_run.pk])
     finished = client.get(url, headers={"HX-Request": "true"})
     assert finished.status_code == HttpResponseStopPolling.status_code
     assert "hx-trigger" not in finished.content.decode()
-    Run.objects.filter(pk=finished_run.pk).update(status=Run.Status.RUNNING)
+    Run.objects.filter(pk=finished_two_task_run.pk).update(status=Run.Status.RUNNING)
     live = client.get(url, headers={"HX-Request": "true"})
     assert live.status_code == 200 and 'hx-trigger="every 1s"' in live.content.decode()
 
 
 def test_run_detail_query_count_does_not_grow_with_traces(
-    client, researcher, finished_run, office_suite, sim_models
+    client, researcher, finished_two_task_run, office_suite, sim_models
 ):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -165,8 +167,8 @@ def test_run_detail_query_count_does_not_grow_with_traces(
     assert counts[0] == counts[1] <= 12
 
 
-def test_trace_page_escapes_model_and_tool_text(client, researcher, finished_run):
-    trace = finished_run.traces.first()
+def test_trace_page_escapes_model_and_tool_text(client, researcher, finished_two_task_run):
+    trace = finished_two_task_run.traces.first()
     evil = "<script>alert('x')</script>"
     messages = trace.messages + [
         {
@@ -198,8 +200,10 @@ def test_trace_page_escapes_model_and_tool_text(client, researcher, finished_run
     assert "call_zz" not in body  # provider ids stay in the raw payload
 
 
-def test_trace_page_shows_tool_cards_side_effects_and_state(client, researcher, finished_run):
-    trace = finished_run.traces.get(
+def test_trace_page_shows_tool_cards_side_effects_and_state(
+    client, researcher, finished_two_task_run
+):
+    trace = finished_two_task_run.traces.get(
         task__task_id="retrieve-001", model_name="sim-steady", repetition=0
     )
     client.force_login(researcher)

@@ -14,7 +14,7 @@ EVERYONE = {"admin", "researcher", "clinician", "outsider_denied"}
 
 
 @pytest.fixture
-def world(office_suite, sim_models):
+def one_trace_run(office_suite, sim_models):
     run = launch_run(
         suite=office_suite,
         models=sim_models[:1],
@@ -24,8 +24,8 @@ def world(office_suite, sim_models):
     return {"run": run, "trace": run.traces.first(), "model": sim_models[0]}
 
 
-def matrix(world):
-    run, trace, model = world["run"], world["trace"], world["model"]
+def matrix(one_trace_run):
+    run, trace, model = one_trace_run["run"], one_trace_run["trace"], one_trace_run["model"]
     return [
         ("model_list", (), "get", ADMIN_ONLY),
         ("model_create", (), "get", ADMIN_ONLY),
@@ -44,7 +44,9 @@ def matrix(world):
 
 
 @pytest.mark.parametrize("persona", ["admin", "researcher", "clinician", "outsider", "anonymous"])
-def test_permission_matrix(client, world, persona, admin_user, researcher, clinician, outsider):
+def test_permission_matrix(
+    client, one_trace_run, persona, admin_user, researcher, clinician, outsider
+):
     users = {
         "admin": admin_user,
         "researcher": researcher,
@@ -53,7 +55,7 @@ def test_permission_matrix(client, world, persona, admin_user, researcher, clini
     }
     if persona in users:
         client.force_login(users[persona])
-    for name, args, method, allowed in matrix(world):
+    for name, args, method, allowed in matrix(one_trace_run):
         response = getattr(client, method)(reverse(name, args=args))
         if persona == "anonymous":
             assert response.status_code == 302 and "/accounts/login/" in response["Location"], name
@@ -74,10 +76,10 @@ def test_home_sends_each_role_to_its_page(client, admin_user, clinician, outside
     assert client.get("/").status_code == 403
 
 
-def test_clinician_pages_name_no_model_or_run(client, world, clinician):
+def test_clinician_pages_name_no_model_or_run(client, one_trace_run, clinician):
     client.force_login(clinician)
     body = client.get("/").content.decode()
-    for secret in ("sim-steady", "Runs", "Models", "Launch", f"/runs/{world['run'].pk}"):
+    for secret in ("sim-steady", "Runs", "Models", "Launch", f"/runs/{one_trace_run['run'].pk}"):
         assert secret not in body
 
 

@@ -28,7 +28,7 @@ HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def case_set(db):
+def six_cases(db):
     from patientagentbench.suites.case_sets import create_case_set
 
     return create_case_set("web-cases", 6, seed=3)
@@ -69,10 +69,10 @@ def test_runs_are_listed_newest_first(client, researcher, office_suite):
     assert "3 runs, newest first" in body
 
 
-def test_runs_filter_by_suite_and_status(client, researcher, office_suite, case_set):
+def test_runs_filter_by_suite_and_status(client, researcher, office_suite, six_cases):
     office_done = _run(office_suite, 5)
     office_cancelled = _run(office_suite, 4, status=Run.Status.CANCELLED)
-    cases_done = _run(case_set, 3)
+    cases_done = _run(six_cases, 3)
     client.force_login(researcher)
     url = reverse("run_list")
 
@@ -86,7 +86,7 @@ def test_runs_filter_by_suite_and_status(client, researcher, office_suite, case_
     # The form shows what is applied.
     assert re.search(rf'<option value="{office_suite.pk}" selected>office-19</option>', both)
     assert '<option value="cancelled" selected>' in both
-    nothing = client.get(url, {"suite": case_set.pk, "status": "cancelled"}).content.decode()
+    nothing = client.get(url, {"suite": six_cases.pk, "status": "cancelled"}).content.decode()
     assert "No runs match these filters." in nothing
 
 
@@ -110,7 +110,7 @@ def test_runs_list_ignores_filters_that_name_nothing(client, researcher, office_
     assert _row_order(response.content.decode()) == [run.pk]
 
 
-def test_pages_keep_the_filters(client, researcher, office_suite, case_set):
+def test_pages_keep_the_filters(client, researcher, office_suite, six_cases):
     from patientagentbench.views.runs import RUNS_PER_PAGE
 
     now = timezone.now()
@@ -118,7 +118,7 @@ def test_pages_keep_the_filters(client, researcher, office_suite, case_set):
         Run(suite=office_suite, status=Run.Status.FINISHED, created_at=now)
         for _ in range(RUNS_PER_PAGE + 3)
     )
-    _run(case_set, 1)
+    _run(six_cases, 1)
     client.force_login(researcher)
     first = client.get(reverse("run_list"), {"suite": office_suite.pk}).content.decode()
     assert len(_row_order(first)) == RUNS_PER_PAGE
@@ -190,7 +190,7 @@ def _task_options(body: str) -> list[str]:
     return re.findall(r"<option [^>]*>([^<]*)</option>", select)
 
 
-def test_the_task_list_follows_the_chosen_suite(client, admin_user, office_suite, case_set):
+def test_the_task_list_follows_the_chosen_suite(client, admin_user, office_suite, six_cases):
     client.force_login(admin_user)
     office = _task_options(
         client.get(reverse("run_launch"), {"suite": office_suite.pk}).content.decode()
@@ -202,13 +202,13 @@ def test_the_task_list_follows_the_chosen_suite(client, admin_user, office_suite
     assert not any(label.startswith("c000") for label in office)
 
     partial = client.get(
-        reverse("run_launch"), {"suite": case_set.pk}, headers={**HTMX, "HX-Target": "tasks-field"}
+        reverse("run_launch"), {"suite": six_cases.pk}, headers={**HTMX, "HX-Target": "tasks-field"}
     )
     body = partial.content.decode()
     assert "<html" not in body and 'id="tasks-field"' in body
     cases = _task_options(body)
     assert len(cases) == 6
-    goals = {t.task_id: t.case["goal"]["summary"] for t in case_set.tasks.all()}
+    goals = {t.task_id: t.case["goal"]["summary"] for t in six_cases.tasks.all()}
     first = cases[0]
     case_id = first.split(" — ")[0]
     assert case_id in goals and first.count(case_id) == 1  # the id once, then the case's title
@@ -304,14 +304,14 @@ def test_preview_says_what_to_fix(
 
 
 def test_preview_ignores_tasks_and_models_that_are_not_the_suites(
-    client, admin_user, office_suite, case_set, sim_models
+    client, admin_user, office_suite, six_cases, sim_models
 ):
     client.force_login(admin_user)
     office_task = office_suite.tasks.first()
     body = client.get(
         reverse("run_preview"),
         {
-            "suite": case_set.pk,
+            "suite": six_cases.pk,
             "tasks": [office_task.pk, "x", "9" * 30],
             "models": [sim_models[0].pk, "junk", "²"],
             "repetitions": " 3 ",
@@ -344,13 +344,13 @@ def test_launch_with_a_bad_suite_is_a_form_error_not_a_500(
 
 
 def test_launch_refuses_tasks_of_another_suite(
-    client, admin_user, office_suite, case_set, sim_models
+    client, admin_user, office_suite, six_cases, sim_models
 ):
     client.force_login(admin_user)
     response = client.post(
         reverse("run_launch"),
         {
-            "suite": case_set.pk,
+            "suite": six_cases.pk,
             "models": [sim_models[0].pk],
             "tasks": [office_suite.tasks.first().pk],
             "repetitions": 1,

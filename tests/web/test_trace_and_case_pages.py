@@ -21,9 +21,7 @@ from patientagentbench.cases.chart import (
     words,
 )
 from patientagentbench.models import Trace
-from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.runs.side_effects import effect_card, effect_cards, state_sections
-from patientagentbench.suites.case_sets import create_case_set
 from sandbox.clinic_world.generation import build_state
 from sandbox.office import OfficeWorld
 from tests.clinic.cases import make_case
@@ -356,14 +354,6 @@ def test_chips_and_goal_never_raise(attributes, goal):
 
 
 # --- the pages ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def scenario_trace(db, sim_models):
-    suite = create_case_set("page-cases", 3, seed=4)
-    run = launch_run(suite=suite, models=sim_models[:1], max_turns=6, enqueue=False)
-    execute_inline(run)
-    return run.traces.order_by("pk").first()
 
 
 @pytest.mark.django_db

@@ -11,14 +11,6 @@ from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
 
 
-@pytest.fixture
-def scenario_trace(db, sim_models):
-    suite = create_case_set("fault-cases", 2, seed=4)
-    run = launch_run(suite=suite, models=sim_models[:1], max_turns=4, enqueue=False)
-    execute_inline(run)
-    return run.traces.order_by("pk").first()
-
-
 def page(client, researcher, trace) -> str:
     client.force_login(researcher)
     return client.get(reverse("trace_detail", args=[trace.pk])).content.decode()

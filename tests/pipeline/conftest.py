@@ -1,0 +1,3 @@
+"""What the pipeline tests share."""
+
+from tests.fakes.llm_server import llm_server  # noqa: F401  (a fixture)
