@@ -12,13 +12,20 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from patientagentbench.models import ModelConfig
+from annotation import reviewing
+from annotation.models import Assignment, Clinician, Study
+from annotation.studies import StudySpec, create_study
+from patientagentbench.models import ModelConfig, Run, Trace
+from patientagentbench.roles import CLINICIAN
+from patientagentbench.runs.launch import execute_inline, launch_run
+from patientagentbench.suites.case_sets import create_case_set
 from ratings.rubric import load_rubric
 
 PCP = "Dr. Alan Reyes"
@@ -95,6 +102,40 @@ def person(username: str, *roles: str, password: str | None = None) -> User:
     for role in roles:
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
+
+
+@dataclass
+class OneReview:
+    """A one-conversation study of a finished simulated run, one clinician assigned to it."""
+
+    run: Run
+    trace: Trace
+    user: User
+    clinician: Clinician
+    study: Study
+    assignment: Assignment
+    dimensions: tuple
+
+    def submit(self, scores: dict) -> None:
+        reviewing.submit(self.assignment, {"scores": scores}, "n1", 10, self.user)
+
+
+def one_review(model: ModelConfig, cases: str, count: int = 2, **study: Any) -> OneReview:
+    """Run `count` generated cases on one model, and open a study of the first conversation
+    for a new clinician (study options: StudySpec's, e.g. status="open")."""
+    run = launch_run(
+        suite=create_case_set(cases, count, 3), models=[model], max_turns=6, enqueue=False
+    )
+    execute_inline(run)
+    user = person(f"dr-{cases}", CLINICIAN)
+    clinician = reviewing.clinician_for(user)
+    trace = run.traces.order_by("pk").first()
+    made = create_study(
+        StudySpec(name=cases, overlap={"clinical": 1}, **study), [trace.pk], [clinician], None
+    )
+    assignment = clinician.assignments.get()
+    dimensions = reviewing.dimensions_of(assignment, reviewing.rubric_of(made))
+    return OneReview(run, trace, user, clinician, made, assignment, dimensions)
 
 
 @contextmanager

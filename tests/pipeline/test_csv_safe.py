@@ -5,18 +5,14 @@ import io
 import zipfile
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation import reviewing
-from annotation.studies import StudySpec, create_study
 from patientagentbench import csv_safe
 from patientagentbench.models import ModelConfig
-from patientagentbench.runs.launch import execute_inline, launch_run
-from patientagentbench.suites.case_sets import create_case_set
+from tests.factories import one_review
 
 HOSTILE = '=HYPERLINK("http://x")'
 
@@ -53,20 +49,9 @@ def _formula_cells(text: str) -> list[str]:
 @pytest.mark.django_db
 def test_a_hostile_model_name_is_defused_in_every_export(researcher, client, tmp_path):
     model = ModelConfig.objects.create(name=HOSTILE, provider="simulated", model_id="sim-steady")
-    run = launch_run(
-        suite=create_case_set("hostile-cases", 1, 3), models=[model], max_turns=6, enqueue=False
-    )
-    execute_inline(run)
-    user = User.objects.create_user("dr-hostile", password="pw-123456")
-    user.groups.add(Group.objects.get_or_create(name="clinician")[0])
-    clinician = reviewing.clinician_for(user)
-    trace = run.traces.first()
-    study = create_study(
-        StudySpec(name="hostile", overlap={"clinical": 1}), [trace.pk], [clinician], None
-    )
-    assignment = clinician.assignments.get()
-    dimensions = reviewing.dimensions_of(assignment, reviewing.rubric_of(assignment.item.study))
-    reviewing.submit(assignment, {"scores": {d.key: 4 for d in dimensions}}, "n1", 10, user)
+    review = one_review(model, "hostile-cases", count=1)
+    review.submit({d.key: 4 for d in review.dimensions})
+    run, study = review.run, review.study
 
     exports = {}
     out = tmp_path / "study.csv"
