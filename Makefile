@@ -20,8 +20,9 @@ demo: install
 	$(PY) manage.py seed_demo --migrate $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
-# pytest-xdist workers: opt-in (`make test PYTEST_WORKERS=2`); tests/integration fails under -n 2 so far.
-PYTEST_WORKERS ?= 0
+# pytest-xdist workers: two by default (the slow tests mostly wait on browsers, worker
+# processes and timeouts, so a second process fills that time); `PYTEST_WORKERS=0` runs in one.
+PYTEST_WORKERS ?= 2
 
 # The tests cover the optional Inspect AI interop too, so they install its extra.
 test: uv

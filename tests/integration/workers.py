@@ -20,7 +20,10 @@ from patientagentbench.runs.execution import progress
 from tests.services import IN_CI, require_services
 
 ROOT = Path(__file__).resolve().parents[2]
-HEARTBEAT_S, DEAD_AFTER_S = 0.5, 3
+# A worker is judged dead after 12 missed beats, not 6: with two test processes and another
+# load on two cores, a live worker's heartbeat thread once went 3 s without a beat and the
+# other worker took its traces back (each then ran twice).
+HEARTBEAT_S, DEAD_AFTER_S = 0.5, 6
 
 
 def free_port() -> int:

@@ -7,6 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+import jury.demo
 from config.backups import MANIFEST_FILE, manifest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,8 +20,11 @@ def run_cli(*args) -> str:
 
 
 @pytest.fixture
-def deployment():
+def deployment(monkeypatch):
     """Demo users, runs, traces, review studies with scores and jury verdicts."""
+    # One reading per judge, not the demo's two: every table still holds rows, and scoring
+    # 1,080 judge jobs inline was half of this test's minute and a half.
+    monkeypatch.setattr(jury.demo, "REPEAT", 1)
     run_cli("seed_demo", "--repetitions", "1", "--scenario-repetitions", "1")
     counts = manifest()
     for label in (
