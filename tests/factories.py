@@ -13,16 +13,20 @@ import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.db import transaction
+from django.utils import timezone
 
 from annotation import reviewing
 from annotation.models import Assignment, Clinician, Study
 from annotation.studies import StudySpec, create_study
-from patientagentbench.models import ModelConfig, Run, Trace
+from jury.models import JudgeJob
+from patientagentbench.models import CaseSetJob, ModelConfig, Run, Trace, WorkerHeartbeat
 from patientagentbench.roles import CLINICIAN
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
@@ -136,6 +140,23 @@ def one_review(model: ModelConfig, cases: str, count: int = 2, **study: Any) -> 
     assignment = clinician.assignments.get()
     dimensions = reviewing.dimensions_of(assignment, reviewing.rubric_of(made))
     return OneReview(run, trace, user, clinician, made, assignment, dimensions)
+
+
+def heard(worker_id: str, seconds_ago: float = 0) -> str:
+    """Worker `worker_id` last beat `seconds_ago`. A worker claims jobs while it beats, so the
+    jobs it holds were claimed no later than that: a silent worker's claims are as old."""
+    seen = timezone.now() - timedelta(seconds=seconds_ago)
+    WorkerHeartbeat.objects.update_or_create(
+        hostname=worker_id, defaults={"seen_at": seen, "reaped_at": None}
+    )
+    for model in (Trace, JudgeJob, CaseSetJob):
+        model.objects.filter(worker=worker_id, started_at__gt=seen).update(started_at=seen)
+    return worker_id
+
+
+def silent(worker_id: str) -> str:
+    """Worker `worker_id` stopped beating long enough to count as lost."""
+    return heard(worker_id, settings.WORKER_DEAD_AFTER_S + 5)
 
 
 @contextmanager

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 
 QUEUED, RUNNING, ERROR = "queued", "running", "error"
@@ -75,15 +76,21 @@ def release_lost(
     *,
     give_up: dict,
     stale_inline: timedelta | None = None,
+    claimed_before: datetime | None = None,
 ) -> Released:
     """Take back the running jobs in `queryset` whose worker is not among `live_workers`:
     queued again, or ended as an error (`give_up`'s fields, which may name another status)
     once they used JOB_MAX_ATTEMPTS attempts.
     Jobs run inline (no worker) are taken back only when `stale_inline` says they started
     that long ago. Each row changes under a condition on its claim, so when several workers
-    recover at once each job is taken back once."""
+    recover at once each job is taken back once.
+    `claimed_before` spares newer claims: `live_workers` was read a moment ago, and a worker
+    that started since (a prefork child replacing a dead one) may have claimed a job before
+    it was seen beating; a claim that young was made by a live worker."""
     live = list(live_workers)
     lost = queryset.filter(status=RUNNING).exclude(worker="").exclude(worker__in=live)
+    if claimed_before is not None:
+        lost = lost.filter(Q(started_at__lt=claimed_before) | Q(started_at__isnull=True))
     rows = list(lost.values_list("pk", "worker", "attempts"))
     if stale_inline is not None:
         inline = queryset.filter(

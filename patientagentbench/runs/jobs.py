@@ -35,6 +35,7 @@ from patientagentbench.runs.dispatch import send_each
 from patientagentbench.runs.limits import provider_slot
 from patientagentbench.runs.workers import (
     current_worker,
+    dead_after,
     live_workers,
     on_lost_claims,
     on_lost_worker,
@@ -442,6 +443,7 @@ def requeue_lost(kind: JobKind, live: Iterable[str], batch_id: int | None = None
             "(killed, out of memory or its machine lost), so it was given up.",
         },
         stale_inline=STALE_INLINE if batch_id is not None else None,
+        claimed_before=timezone.now() - dead_after(),
     )
     if released.requeued:
         log.warning("requeued %d %ss from lost workers", len(released.requeued), kind.noun)

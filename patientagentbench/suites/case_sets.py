@@ -18,7 +18,7 @@ from patientagentbench.providers.factory import build_provider
 from patientagentbench.runs import jobs
 from patientagentbench.runs.claims import claim_row, held, max_attempts, release_lost
 from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.workers import on_lost_claims, on_lost_worker
+from patientagentbench.runs.workers import dead_after, on_lost_claims, on_lost_worker
 
 
 class CaseSetError(ValueError):
@@ -142,6 +142,7 @@ def requeue_lost_case_sets(live: list[str]) -> int:
             "error": f"Its worker stopped while generating it {max_attempts()} times; "
             "not tried again.",
         },
+        claimed_before=timezone.now() - dead_after(),
     )
     if released.requeued:
         transaction.on_commit(lambda: send_each(generate_case_set_job, released.requeued))

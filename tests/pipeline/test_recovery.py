@@ -3,14 +3,12 @@ workers still alive takes back what a silent one held, an old claim cannot store
 and resume and `run_benchmark --wait` know about lost claims."""
 
 import signal
-from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.urls import reverse
-from django.utils import timezone
 
 from config.celery import app
 from patientagentbench.conversation import EndConversation, EndReason
@@ -18,6 +16,7 @@ from patientagentbench.models import Run, Trace, WorkerHeartbeat
 from patientagentbench.runs import execution, jobs, workers
 from patientagentbench.runs.execution import _save_error, claim, execute_trace, progress
 from patientagentbench.runs.launch import execute_inline, launch_run, resume_run
+from tests.factories import heard, silent
 
 pytestmark = pytest.mark.django_db
 
@@ -32,15 +31,7 @@ def trace_jobs_sent(monkeypatch):
 
 def as_worker(worker_id: str, seconds_ago: float = 0) -> str:
     """A worker `worker_id`, last heard of `seconds_ago`."""
-    heard(worker_id, seconds_ago)
-    return worker_id
-
-
-def heard(worker_id: str, seconds_ago: float) -> None:
-    WorkerHeartbeat.objects.update_or_create(
-        hostname=worker_id,
-        defaults={"seen_at": timezone.now() - timedelta(seconds=seconds_ago), "reaped_at": None},
-    )
+    return heard(worker_id, seconds_ago)
 
 
 def small_run(suite, models, repetitions=1):
@@ -372,8 +363,9 @@ def test_a_case_set_lost_with_its_worker_is_generated_again_once(generations, mo
 
     job = CaseSetJob.objects.create(name="lost-set", count=3, seed=5)
     # A worker claims it (as run_generation_job does first) and is killed mid-generation.
-    dead = as_worker("gone@box#1#aa", seconds_ago=60)
+    dead = as_worker("gone@box#1#aa")
     assert claim_row(CaseSetJob.objects.all(), job.pk, dead) is not None
+    heard(dead, 60)  # and has been silent since
 
     workers.recover_lost_work()  # a live worker's heartbeat
     job.refresh_from_db()
@@ -387,6 +379,24 @@ def test_a_case_set_lost_with_its_worker_is_generated_again_once(generations, mo
     assert (job.status, job.worker, job.attempts) == ("done", "", 2)
     assert Suite.objects.filter(name="lost-set").count() == 1
     assert job.finished_at is not None and job.suite.tasks.count() == 3
+
+
+def test_a_claim_younger_than_the_dead_after_window_is_kept_whoever_made_it(
+    office_suite, sim_models, trace_jobs_sent
+):
+    """A worker that started after the live list was read (a prefork child replacing a dead
+    one) may claim before it is seen beating; its claim is not taken back, and one that old
+    with no beat since is."""
+    run = small_run(office_suite, sim_models)
+    trace = run.traces.first()
+    claim(trace.pk, "newborn@host#2#bb")  # no heartbeat row yet
+    workers.recover_lost_work()
+    trace.refresh_from_db()
+    assert (trace.status, trace.worker) == ("running", "newborn@host#2#bb")
+    silent("newborn@host#2#bb")
+    workers.recover_lost_work()
+    trace.refresh_from_db()
+    assert (trace.status, trace.worker) == ("queued", "")
 
 
 def test_a_case_set_whose_worker_dies_every_time_fails_with_the_reason(generations):

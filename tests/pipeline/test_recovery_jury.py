@@ -1,21 +1,18 @@
 """Judge jobs recover from lost workers as traces do: the claim names the worker, a silent
 worker's jobs are taken back, an old claim stores no verdicts, resume works while running."""
 
-from datetime import timedelta
 from io import StringIO
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import timezone
 
 from jury import scoring
 from jury.models import JuryRun, Verdict
 from jury.scoring import claim, execute_inline, execute_job, launch_jury, resume_jury
-from patientagentbench.models import WorkerHeartbeat
 from patientagentbench.runs import jobs, workers
 from ratings.rubric import cached_rubric
+from tests.factories import heard, silent
 from tests.jury.conftest import scenario_run, two_judge_panel
 from tests.operations.test_redis_away import broker_away  # noqa: F401 - a fixture
 from tests.pipeline.test_recovery import fails_instead_of_hanging  # noqa: F401 - a fixture
@@ -38,17 +35,7 @@ def scoring_run(sim_models):
 
 
 def as_worker(worker_id: str, seconds_ago: float = 0) -> str:
-    WorkerHeartbeat.objects.update_or_create(
-        hostname=worker_id,
-        defaults={"seen_at": timezone.now() - timedelta(seconds=seconds_ago), "reaped_at": None},
-    )
-    return worker_id
-
-
-def silent(worker_id: str) -> None:
-    WorkerHeartbeat.objects.filter(hostname=worker_id).update(
-        seen_at=timezone.now() - timedelta(seconds=settings.WORKER_DEAD_AFTER_S + 5)
-    )
+    return heard(worker_id, seconds_ago)
 
 
 def test_a_silent_workers_judge_job_is_requeued_and_scored_once(
