@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from patientagentbench.cases.schema import ESCALATION_SUBTASKS, SUBTASKS
-from tests.factories import PCP, appointment, medication, patient_profile
+from tests.patient_record import PCP, appointment, medication, patient_profile
 
 CARDIOLOGIST = "Dr. Sofia Novak"
 

@@ -18,7 +18,7 @@ from patientagentbench.cases.schema import (
     TRAIT_LEVELS,
     TRAITS,
 )
-from tests.factories import appointment, medication, patient_profile
+from tests.patient_record import appointment, medication, patient_profile
 
 PROFILE: dict[str, Any] = patient_profile(
     medications=[
