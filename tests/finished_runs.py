@@ -9,7 +9,7 @@ onto the caller's own suite and models: a new run and its traces with new ids an
 `recompute_run_metrics`. Executing a run costs about 25 ms a trace in database round trips;
 copying one costs one insert for all of them.
 
-tests/pipeline/test_finished_runs.py shows a copy equals a real run field by field and writes
+tests/test_finished_runs.py shows a copy equals a real run field by field and writes
 the same tables, so a change to what executing a run writes fails there first.
 """
 

@@ -9,7 +9,7 @@ from annotation.studies import StudySpec, create_study
 from patientagentbench.interchange.importer import import_traces
 from patientagentbench.models import Trace
 from tests.annotation.test_blinding import ALWAYS_FORBIDDEN, _clinician, crawl
-from tests.interchange.inspect_logs import make_log
+from tests.patientagentbench.interchange.inspect_logs import make_log
 
 pytestmark = pytest.mark.django_db
 MODEL = "mockllm/zephyr-quokka-99b"

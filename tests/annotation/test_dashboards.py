@@ -90,7 +90,7 @@ def scored_pilot(run, researcher) -> dict:
 @pytest.fixture
 def scored(conversations, researcher):  # noqa: F811
     """The pilot for one test, for the tests of other files that add their own rows beside it
-    (tests/jury/test_judge_trust.py, tests/web/test_hardening_csp.py)."""
+    (tests/jury/test_judge_trust.py, tests/config/test_hardening_csp.py)."""
     return scored_pilot(conversations, researcher)
 
 

@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from patientagentbench.models import Run
 from tests.browser.conftest import log_in, screenshot
-from tests.pipeline.test_import_validation import jsonl
+from tests.patientagentbench.interchange.test_import_validation import jsonl
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from patientagentbench.models import Trace
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
 from tests.browser.conftest import log_in, screenshot
-from tests.web.test_trace_and_case_pages import clinic_world_with_every_change
+from tests.patientagentbench.views.test_trace_and_case_pages import clinic_world_with_every_change
 
 pytestmark = pytest.mark.browser
 

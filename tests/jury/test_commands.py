@@ -15,9 +15,9 @@ from jury.models import Judge, JuryRun, Panel, Verdict
 from patientagentbench.demo import DEMO_SCENARIO_LABEL
 from patientagentbench.models import ModelConfig, Run
 from ratings.rubric import cached_rubric
-from tests.analysis.paths import GOLDEN
 from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.jury.conftest import make_panel
+from tests.patientagentbench.analysis.paths import GOLDEN
 
 pytestmark = pytest.mark.django_db
 SAMPLE = GOLDEN / "patientagentbench-sample"

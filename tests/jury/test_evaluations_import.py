@@ -15,7 +15,7 @@ from jury.evaluations_import import (
 )
 from patientagentbench.interchange.langchain import parse_conversations
 from ratings.rubric import load_rubric
-from tests.analysis.paths import GOLDEN
+from tests.patientagentbench.analysis.paths import GOLDEN
 
 # The project's copy of ../shared/golden/patientagentbench-sample (tests run without ../shared).
 SAMPLE = GOLDEN / "patientagentbench-sample"

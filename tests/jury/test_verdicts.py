@@ -14,9 +14,9 @@ from jury.models import Judge, Panel, Verdict
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import ModelConfig, Run, Trace
 from ratings.rubric import cached_rubric
-from tests.analysis.paths import GOLDEN
 from tests.fakes.llm_server import FakeLLMServer, error_reply, text_reply
 from tests.jury.conftest import make_panel, simulated_model, verdict
+from tests.patientagentbench.analysis.paths import GOLDEN
 
 pytestmark = pytest.mark.django_db
 SCORED = [d.key for d in cached_rubric().scored]
