@@ -28,9 +28,9 @@ from jury.pure.aggregate import no_score_status
 from jury.qualification import standing
 from jury.verdicts import conversation_verdicts, rubric_of
 from ratings.rating import JURY, Rating
-from ratings.table import JUDGE, SCORES, scores_row, write_ratings
+from ratings.table import JUDGE, SCORES_COLUMNS, scores_row, write_ratings
 
-COLUMNS = (*SCORES, "rubric_version", "repetition", "qualified")
+COLUMNS = (*SCORES_COLUMNS, "rubric_version", "repetition", "qualified")
 FORMATS = ("csv", "parquet")
 
 

@@ -1,8 +1,8 @@
 """The ratings table in CSV: the one reader and the one writer of every file of scores.
 
 Three commands share it: `export_scores` writes jury, judge and clinician rows side by side
-(the SCORES layout, DESIGN §8), `export_study` writes a study's clinicians (the STUDY
-layout), and `agreement` reads either, or a PLAIN `item,rater,dimension,score` file
+(the scores layout, DESIGN §8), `export_study` writes a study's clinicians (the study
+layout), and `agreement` reads either, or a plain `item,rater,dimension,score` file
 collected elsewhere. Writing goes through the project's one safe CSV writer
 (`patientagentbench.csv_safe`: formula-like cells defused); reading undoes its prefix, so a
 rater named `=x` comes back as `=x` and a file written here reads back as the same ratings.
@@ -21,12 +21,12 @@ from typing import Any, TextIO
 
 from patientagentbench.csv_safe import SafeDictWriter, read_cell
 from ratings.rating import CLINICIAN, JURY, NOT_APPLICABLE, OK, STATUSES, Rating
-from ratings.scale import SCORES as SCALE
+from ratings.scale import SCORES
 
-JUDGE = "judge"  # a row of one judge's answer: in SCORES files only, beside its panel's verdict
-PLAIN = ("item", "rater", "dimension", "score")
-SCORES = ("conversation", "rater_kind", "rater", "dimension", "score", "status")
-STUDY = ("study", "item", "rater_kind", "rater", "dimension", "score", "not_applicable")
+JUDGE = "judge"  # a row of one judge's answer: in scores files only, beside its panel's verdict
+PLAIN_COLUMNS = ("item", "rater", "dimension", "score")
+SCORES_COLUMNS = ("conversation", "rater_kind", "rater", "dimension", "score", "status")
+STUDY_COLUMNS = ("study", "item", "rater_kind", "rater", "dimension", "score", "not_applicable")
 NOT_APPLICABLE_TEXT = ("", "na", "n/a", "not applicable")
 
 
@@ -52,7 +52,7 @@ def write_ratings(
 
 
 def scores_row(rating: Rating, rater_kind: str | None = None, **extra: Any) -> dict[str, Any]:
-    """A rating as a SCORES row; `extra` fills the columns after `status`."""
+    """A rating as a scores-layout row; `extra` fills the columns after `status`."""
     return {
         "conversation": rating.item,
         "rater_kind": rater_kind or rating.kind,
@@ -68,10 +68,12 @@ def scores_row(rating: Rating, rater_kind: str | None = None, **extra: Any) -> d
 
 @dataclass
 class RatingsFile:
-    layout: tuple[str, ...]  # PLAIN, SCORES or STUDY
+    layout: tuple[str, ...]  # PLAIN_COLUMNS, SCORES_COLUMNS or STUDY_COLUMNS
     ratings: list[Rating] = field(default_factory=list)  # the clinicians'
     panels: dict[str, list[Rating]] = field(default_factory=dict)  # jury rows per panel
-    judge_rows: int = 0  # SCORES rows of single judges, skipped: their panel's verdict stands
+    judge_rows: int = (
+        0  # scores-layout rows of single judges, skipped: their panel's verdict stands
+    )
     fractional: int = 0  # jury scores between two whole scores (a panel's mean)
     # From export_scores' `qualified` column: whether the file says, and per panel the
     # dimensions where its verdicts had not passed a calibration round.
@@ -107,14 +109,14 @@ def read_ratings_file(path: Path) -> RatingsFile:
 
 
 def read_ratings(handle: Iterable[str], name: str = "the file") -> RatingsFile:
-    """Every rating of a PLAIN, SCORES or STUDY file, each checked, one per rater, item and
+    """Every rating of a plain, scores or study file, each checked, one per rater, item and
     dimension."""
     try:
         reader = csv.DictReader(handle)
         header = [column.strip() for column in reader.fieldnames or []]
         reader.fieldnames = header
         read = RatingsFile(_layout(header, name))
-        read.says_qualified = read.layout == SCORES and "qualified" in header
+        read.says_qualified = read.layout == SCORES_COLUMNS and "qualified" in header
         for row in reader:
             cells = {k: read_cell(v or "") for k, v in row.items() if k}
             rating = _rating(read, _Line(cells, read.layout, reader.line_num))
@@ -128,33 +130,33 @@ def read_ratings(handle: Iterable[str], name: str = "the file") -> RatingsFile:
 
 
 def _layout(header: list[str], name: str) -> tuple[str, ...]:
-    for layout in (SCORES, STUDY, PLAIN):
+    for layout in (SCORES_COLUMNS, STUDY_COLUMNS, PLAIN_COLUMNS):
         if set(layout) <= set(header):
             return layout
-    missing = [column for column in PLAIN if column not in header]
+    missing = [column for column in PLAIN_COLUMNS if column not in header]
     raise RatingsFileError(
         f"{name}, line 1: missing column(s) {', '.join(missing)}; expected "
-        f"{','.join(PLAIN)} or export_scores output ({','.join(SCORES)},...)"
+        f"{','.join(PLAIN_COLUMNS)} or export_scores output ({','.join(SCORES_COLUMNS)},...)"
     )
 
 
 def _rating(read: RatingsFile, line: _Line) -> Rating | None:
-    if read.layout == PLAIN:
-        item, rater, dimension = (line.required(column) for column in PLAIN[:3])
+    if read.layout == PLAIN_COLUMNS:
+        item, rater, dimension = (line.required(column) for column in PLAIN_COLUMNS[:3])
         kind = JURY if rater.lower() == JURY else CLINICIAN
         status = line.status() if "status" in line.row else None
         score, status = line.score(kind, status)
         return Rating(item, JURY if kind == JURY else rater, dimension, score, status, kind)
     kind = line.row.get("rater_kind", "").strip()
-    if read.layout == SCORES and kind == JUDGE:
+    if read.layout == SCORES_COLUMNS and kind == JUDGE:
         read.judge_rows += 1
         return None
-    if kind not in ((JURY, CLINICIAN) if read.layout == SCORES else (CLINICIAN,)):
-        expected = "jury, judge or clinician" if read.layout == SCORES else "clinician"
+    if kind not in ((JURY, CLINICIAN) if read.layout == SCORES_COLUMNS else (CLINICIAN,)):
+        expected = "jury, judge or clinician" if read.layout == SCORES_COLUMNS else "clinician"
         raise line.error("rater_kind", f"expected {expected}, got {kind!r}")
-    item = line.required("conversation" if read.layout == SCORES else "item")
+    item = line.required("conversation" if read.layout == SCORES_COLUMNS else "item")
     rater, dimension = line.required("rater"), line.required("dimension")
-    if read.layout == SCORES:
+    if read.layout == SCORES_COLUMNS:
         score, status = line.score(kind, line.status())
         if kind == JURY and read.says_qualified and not line.flag("qualified"):
             read.unqualified.setdefault(rater, set()).add(dimension)
@@ -209,7 +211,7 @@ class _Line:
         if status not in (None, OK):
             return None, status
         if text.lower() in NOT_APPLICABLE_TEXT:
-            if status == OK and self.layout == SCORES:
+            if status == OK and self.layout == SCORES_COLUMNS:
                 raise self.error("score", "status ok needs a score")
             return None, NOT_APPLICABLE
         return self._number(text, kind), OK
@@ -219,7 +221,7 @@ class _Line:
             value = float(text)
         except ValueError:
             raise self.error("score", f"expected a score from 1 to 5, got {text!r}") from None
-        if not SCALE[0] <= value <= SCALE[-1]:
+        if not SCORES[0] <= value <= SCORES[-1]:
             raise self.error("score", f"expected a score from 1 to 5, got {text!r}")
         if kind == CLINICIAN and not value.is_integer():
             raise self.error("score", f"a clinician's score is a whole number, got {text!r}")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from ratings.rating import CLINICIAN, JURY, NOT_APPLICABLE, OK, Rating, ratings_of, status_of
 from ratings.table import (
     JUDGE,
-    SCORES,
-    STUDY,
+    SCORES_COLUMNS,
+    STUDY_COLUMNS,
     RatingsFileError,
     read_ratings,
     read_ratings_file,
@@ -61,7 +61,9 @@ def _round_trip(columns, rows) -> list[Rating]:
 
 @given(rating_sets())
 def test_a_scores_file_reads_back_as_the_ratings_written(ratings):
-    back = _round_trip((*SCORES, "repetition"), [scores_row(r, repetition=1) for r in ratings])
+    back = _round_trip(
+        (*SCORES_COLUMNS, "repetition"), [scores_row(r, repetition=1) for r in ratings]
+    )
     assert sorted(back, key=_key) == sorted(ratings, key=_key)
 
 
@@ -82,12 +84,12 @@ def test_a_study_file_reads_back_as_its_clinicians_ratings(ratings):
         }
         for r in clinicians
     ]
-    assert sorted(_round_trip(STUDY, rows), key=_key) == sorted(clinicians, key=_key)
+    assert sorted(_round_trip(STUDY_COLUMNS, rows), key=_key) == sorted(clinicians, key=_key)
 
 
 def test_formula_cells_are_defused_on_disk_and_restored_on_reading():
     out = io.StringIO()
-    write_ratings(out, SCORES, [scores_row(Rating("1", "=HYPERLINK(1)", "d", 4))])
+    write_ratings(out, SCORES_COLUMNS, [scores_row(Rating("1", "=HYPERLINK(1)", "d", 4))])
     assert "'=HYPERLINK(1)" in out.getvalue()
     (back,) = read_ratings(io.StringIO(out.getvalue())).ratings
     assert back.rater == "=HYPERLINK(1)"
@@ -101,7 +103,7 @@ def test_judge_rows_are_counted_and_skipped_and_fractions_counted():
         scores_row(Rating("1", "j2", "d", 4, OK, JURY), rater_kind=JUDGE),
     ]
     out = io.StringIO()
-    write_ratings(out, SCORES, rows)
+    write_ratings(out, SCORES_COLUMNS, rows)
     read = read_ratings(io.StringIO(out.getvalue()))
     assert (read.judge_rows, read.fractional, len(read.ratings)) == (2, 1, 1)
     assert read.jury("panel")[0].score == 3.5
@@ -120,15 +122,15 @@ def test_judge_rows_are_counted_and_skipped_and_fractions_counted():
             "line 3: A already rated item i1 on d (line 2)",
         ),
         (
-            ",".join(STUDY) + "\n1,i1,jury,A,d,3,0\n",
+            ",".join(STUDY_COLUMNS) + "\n1,i1,jury,A,d,3,0\n",
             "line 2, column rater_kind: expected clinician, got 'jury'",
         ),
         (
-            ",".join(SCORES) + "\n1,clinician,A,d,,ok\n",
+            ",".join(SCORES_COLUMNS) + "\n1,clinician,A,d,,ok\n",
             "line 2, column score: status ok needs a score",
         ),
         (
-            ",".join(SCORES) + "\n1,clinician,A,d,3,maybe\n",
+            ",".join(SCORES_COLUMNS) + "\n1,clinician,A,d,3,maybe\n",
             "line 2, column status: expected one of",
         ),
     ],
