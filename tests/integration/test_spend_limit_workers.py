@@ -21,10 +21,13 @@ THREADS = 4
 
 
 def test_a_spend_limit_stops_a_parallel_run_cleanly(workers, office_suite, slow_model):
-    slow_model.price_in = slow_model.price_out = Decimal("1000")  # about $0.5 a call
+    slow_model.price_in = slow_model.price_out = Decimal("1000")  # about $1 a call, $2 a trace
     slow_model.save()
     workers.start("spender", pool="threads", concurrency=THREADS)
-    limit = Decimal("3")
+    # Above what THREADS whole conversations cost: until one finishes, at most THREADS are in
+    # flight, so the limit cannot be crossed before one is done, however the threads interleave
+    # (at $3, four conversations in lockstep crossed it on their first calls: 0 done).
+    limit = Decimal("10")
     run = launch_run(suite=office_suite, models=[slow_model], repetitions=2, spend_limit=limit)
 
     wait_until(lambda: not Run.objects.get(pk=run.pk).is_active, 120, "the run stopping", run)
@@ -42,7 +45,7 @@ def test_a_spend_limit_stops_a_parallel_run_cleanly(workers, office_suite, slow_
     assert run.status == Run.Status.STOPPED and "spend limit" in run.stop_reason
     assert counts["error"] == 0
     assert counts["done"] + counts["cancelled"] == counts["total"] == 38
-    assert counts["cancelled"] >= 30 and counts["done"] >= 1
+    assert counts["cancelled"] >= 1 and counts["done"] >= 1
 
     cut_short = run.traces.filter(status=Trace.Status.CANCELLED).exclude(messages=[])
     assert all(t.end_reason == EndReason.SPEND_LIMIT for t in run.traces.filter(status="cancelled"))
@@ -53,6 +56,7 @@ def test_a_spend_limit_stops_a_parallel_run_cleanly(workers, office_suite, slow_
     # Past the limit only by the calls in flight: at most one per thread, each no dearer than
     # the dearest whole conversation.
     dearest = max(t.cost for t in run.traces.all())
+    assert THREADS * dearest < limit  # the premise of done >= 1 above
     assert limit <= run.spent <= limit + THREADS * dearest
     assert cut_short.count() <= THREADS  # only those holding a call when it crossed
     assert workers.processes[0].poll() is None
