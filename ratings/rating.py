@@ -15,7 +15,8 @@ from datetime import datetime
 OK = "ok"
 NOT_APPLICABLE = "not_applicable"
 UNPARSEABLE = "unparseable"
-# Why a judge's answer has no score; a clinician's score is only ever ok or not applicable.
+# Why a judge's answer has no score (truncated: cut at the answer cap; na_not_allowed: N/A
+# where the rubric forbids it); a clinician's score is only ever ok or not applicable.
 STATUSES = (OK, NOT_APPLICABLE, UNPARSEABLE, "truncated", "na_not_allowed", "error")
 NO_SCORE_STATUSES = STATUSES[1:]  # left out of every figure and counted by reason
 
@@ -38,10 +39,6 @@ class Rating:
     study: int | None = None
     at: datetime | None = None
     reference: int | None = None  # the item's reference score, on a reference item
-
-    @property
-    def is_number(self) -> bool:
-        return self.score is not None and self.status == OK
 
 
 def status_of(score: float | None) -> str:

@@ -24,13 +24,12 @@ from typing import Any
 from statsmodels.stats.proportion import proportion_confint
 
 from patientagentbench.analysis.statistics import bootstrap_ci
+from ratings.rating import NO_SCORE_STATUSES as EXCLUDED_STATUSES
+from ratings.rating import OK as OK
+from ratings.rating import STATUSES as STATUSES
 from ratings.rubric import cached_rubric
 from ratings.scale import PASS_THRESHOLD
 
-OK = "ok"
-# truncated: cut at the answer cap; na_not_allowed: N/A where the rubric forbids it.
-EXCLUDED_STATUSES = ("not_applicable", "unparseable", "truncated", "na_not_allowed", "error")
-STATUSES = (OK, *EXCLUDED_STATUSES)
 METHODS = ("mean", "median", "majority")
 LEVEL = 0.95
 RESAMPLES = 2000
