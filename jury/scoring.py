@@ -500,27 +500,14 @@ def _store(
         if mine.first() is None:
             log.warning("judge job %s was taken back from this worker; dropped", job.pk)
             return
-        for answer in answers:
-            Verdict.objects.update_or_create(
-                panel=panel,
-                judge=judge,
-                trace_id=job.trace_id,
-                dimension=answer.dimension,
-                repetition=job.repetition,
-                rubric_version=panel.rubric_version,
-                prompt_version=judge.prompt_version,
-                defaults={
-                    "job": job,
-                    "status": answer.status,
-                    "score": answer.score if answer.status == Verdict.Status.OK else None,
-                    "rationale": answer.rationale,
-                    "raw": answer.raw,
-                    "attempts": answer.attempts,
-                    "attempt_log": answer.attempt_log,
-                    "latency_ms": answer.latency_ms,
-                    "prompt_text_version": prompt_text_version(judge),
-                },
-            )
+        # One INSERT … ON CONFLICT for the job's answers (not a read and a write each): a
+        # scoring taken back and run again replaces its verdicts in place.
+        Verdict.objects.bulk_create(
+            [_verdict(job, panel, judge, answer) for answer in answers],
+            update_conflicts=True,
+            unique_fields=VERDICT_KEY,
+            update_fields=VERDICT_VALUES,
+        )
         stopped = len(answers) < len(cached_rubric(panel.rubric_name, panel.rubric_version).scored)
         held(JudgeJob, job_claim).update(
             worker="",
@@ -529,6 +516,50 @@ def _store(
             warnings=warnings or [],
             finished_at=timezone.now(),
         )
+
+
+# A verdict is one judge's reading of one dimension: the key says which, the values what.
+VERDICT_KEY = [
+    "panel",
+    "judge",
+    "trace",
+    "dimension",
+    "repetition",
+    "rubric_version",
+    "prompt_version",
+]
+VERDICT_VALUES = [
+    "job",
+    "status",
+    "score",
+    "rationale",
+    "raw",
+    "attempts",
+    "attempt_log",
+    "latency_ms",
+    "prompt_text_version",
+]
+
+
+def _verdict(job: JudgeJob, panel, judge, answer: Answer) -> Verdict:
+    return Verdict(
+        panel=panel,
+        judge=judge,
+        trace_id=job.trace_id,
+        dimension=answer.dimension,
+        repetition=job.repetition,
+        rubric_version=panel.rubric_version,
+        prompt_version=judge.prompt_version,
+        job=job,
+        status=answer.status,
+        score=answer.score if answer.status == Verdict.Status.OK else None,
+        rationale=answer.rationale,
+        raw=answer.raw,
+        attempts=answer.attempts,
+        attempt_log=answer.attempt_log,
+        latency_ms=answer.latency_ms,
+        prompt_text_version=prompt_text_version(judge),
+    )
 
 
 def finish_if_done(jury_run_id: int) -> None:
