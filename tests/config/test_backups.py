@@ -8,6 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 import jury.demo
+import patientagentbench.demo
 from config.backups import MANIFEST_FILE, manifest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,9 +23,11 @@ def run_cli(*args) -> str:
 @pytest.fixture
 def deployment(monkeypatch):
     """Demo users, runs, traces, review studies with scores and jury verdicts."""
-    # One reading per judge, not the demo's two: every table still holds rows, and scoring
-    # 1,080 judge jobs inline was half of this test's minute and a half.
+    # A small demo: 15 cases, not 60, and one reading per judge, not two. Every kind of row is
+    # still there (checked below); the full demo (180 conversations, 1,080 judge jobs) proves
+    # nothing more here and was most of this test's time (35 s, now 13 s).
     monkeypatch.setattr(jury.demo, "REPEAT", 1)
+    monkeypatch.setattr(patientagentbench.demo, "DEMO_CASE_COUNT", 15)
     run_cli("seed_demo", "--repetitions", "1", "--scenario-repetitions", "1")
     counts = manifest()
     for label in (
