@@ -10,13 +10,13 @@ from urllib.parse import urlparse
 # messages against the wrong database and the shared cache answers with the other's rows.
 # Set in the environment, so worker processes and `manage.py` subprocesses inherit it.
 _XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-_REDIS_DATABASES = 16  # Redis' default; worker gwI uses base + 8*I, so -n 2 never collides.
+_REDIS_DATABASES = 16  # Redis' default; worker gwI uses base + 4*I: up to -n 4 never collide.
 
 
 def _own_redis_database(url: str, index: int) -> str:
     parsed = urlparse(url)
     base = int(parsed.path.strip("/") or 0)
-    return parsed._replace(path=f"/{(base + 8 * index) % _REDIS_DATABASES}").geturl()
+    return parsed._replace(path=f"/{(base + 4 * index) % _REDIS_DATABASES}").geturl()
 
 
 # Processes the tests start (Celery workers, manage.py) inherit PYTEST_XDIST_WORKER and the
