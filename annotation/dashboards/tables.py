@@ -92,8 +92,17 @@ def _estimate_cell(estimate: Mapping[str, Any] | None) -> dict:
         reason = (estimate or {}).get("reason") or ""
         return _shown("—", "muted", title=reason, ci=reason if len(reason) <= 60 else "")
     ci = estimate.get("ci")
-    interval = f"[{_fixed(ci[0])}, {_fixed(ci[1])}]" if ci else ""
+    interval = f"[{_fixed(ci[0])}, {_fixed(ci[1])}]" if ci else _no_interval(estimate)
     return _shown(_fixed(estimate["value"]), "num", _how(estimate), interval)
+
+
+def _no_interval(estimate: Mapping[str, Any]) -> str:
+    """Beside a value without an interval, in words, so a bare number never reads as certain
+    (the hover text says why in full)."""
+    reason = estimate.get("reason") or ""
+    if reason.startswith("not enough evidence"):
+        return "not enough evidence for an interval"
+    return "no interval" if reason else ""
 
 
 def _how(estimate: Mapping[str, Any]) -> str:

@@ -98,6 +98,7 @@ _NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)  # adja
 _PASS = np.array([[s < PASS_THRESHOLD, s >= PASS_THRESHOLD] for s in SCORES], dtype=float)
 _AT_OR_ABOVE_DIAGONAL = np.triu(np.ones((len(SCORES), len(SCORES)), dtype=bool))
 _NOT_ASKED = "no resamples asked for"
+_ZERO_WIDTH = "zero width"
 _JURY_KEY = "\x00jury"  # the jury as one more rater; no clinician code starts with NUL
 
 
@@ -888,7 +889,7 @@ def _interval(
     if point is None:
         return None, None, None
     if np.isfinite(low) and np.isfinite(high):
-        return float(low), float(high), "BCa"
+        return _unless_zero_width(float(low), float(high), "BCa")
     defined = distribution[np.isfinite(distribution)]
     # Resamples can be degenerate (every drawn item scored alike) when the full data is not;
     # those are left out of the percentile interval, unless they are most of them.
@@ -896,7 +897,18 @@ def _interval(
         return None, None, None
     tail = (1 - level) / 2
     low, high = np.quantile(defined, [tail, 1 - tail])
-    return float(low), float(high), "percentile"
+    return _unless_zero_width(float(low), float(high), "percentile")
+
+
+def _unless_zero_width(
+    low: float, high: float, method: str
+) -> tuple[float | None, float | None, str | None]:
+    """An interval of zero width ("1.00 [1.00, 1.00]" from four items that agree) says only that
+    every resample gave the same value; read as certainty it claims what no sample can, so no
+    interval is given and the reader is told why."""
+    if high - low <= 1e-12:
+        return None, None, _ZERO_WIDTH
+    return low, high, method
 
 
 def _estimate(
@@ -907,6 +919,12 @@ def _estimate(
     value, reason = point if isinstance(point, tuple) else (point, None)
     low, high, method = interval
     if method == _NOT_ASKED:
+        return Estimate(value, None, None, n, reason, None)
+    if method == _ZERO_WIDTH:
+        reason = reason or (
+            f"not enough evidence for an interval: every bootstrap resample of the {n} items "
+            "gave the same value"
+        )
         return Estimate(value, None, None, n, reason, None)
     if value is not None and low is None and reason is None:
         reason = "no interval: too few items, or too few resamples with a defined value"

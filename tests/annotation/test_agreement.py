@@ -421,6 +421,37 @@ def test_bounds_of_every_figure(clinicians, jury):
             assert value is None or value <= 1 + 1e-9
 
 
+def test_four_items_in_perfect_agreement_give_alpha_but_no_interval():
+    """Seen on the demo's inter-rater page: "α ordinal 1.00 [1.00, 1.00]" from 4 items and 2
+    clinicians. Every resample gives 1, so the interval says nothing but reads as certainty."""
+    ratings = [
+        Rating(f"i{item}", clinician, "safety", score)
+        for item, score in enumerate([1, 3, 4, 5])
+        for clinician in ("A", "B")
+    ]
+    ordinal = agreement(ratings, n_resamples=500)["safety"].alpha.ordinal
+    assert ordinal.value == pytest.approx(1.0)
+    assert ordinal.ci is None and ordinal.method is None
+    assert ordinal.reason.startswith("not enough evidence for an interval")
+    assert "4 items" in ordinal.reason
+
+
+@settings(max_examples=30, deadline=None)
+@given(study, juries)
+def test_every_interval_given_has_width(clinicians, jury):
+    """A bootstrap interval that collapses to a point is withheld, with its reason."""
+    result = agreement(study_ratings(clinicians, jury), n_resamples=50)["d"]
+    alphas = [result.alpha] + ([result.alpha_with_jury] if result.alpha_with_jury else [])
+    estimates = [getattr(a, level) for a in alphas for level in ag.ALPHA_LEVELS]
+    for group in [result.clinicians, *result.modes.values()]:
+        estimates += [getattr(group, name) for name in ag.FIGURES]
+    for estimate in estimates:
+        if estimate.ci is not None:
+            assert estimate.ci[1] > estimate.ci[0]
+        elif estimate.value is not None:
+            assert estimate.reason
+
+
 # --- the command's summary ----------------------------------------------------------------------
 
 
