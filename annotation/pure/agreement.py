@@ -57,6 +57,7 @@ from annotation.pure.envelope import (
     Envelope,
     clinician_kappa,
     wilson_interval,
+    zero_width,
 )
 from annotation.pure.envelope import NOT_ENOUGH as NOT_ENOUGH
 from annotation.pure.envelope import VERDICTS as VERDICTS
@@ -903,9 +904,8 @@ def _interval(
 def _unless_zero_width(
     low: float, high: float, method: str
 ) -> tuple[float | None, float | None, str | None]:
-    """An interval of zero width ("1.00 [1.00, 1.00]" from four items that agree) says only that
-    every resample gave the same value; read as certainty it claims what no sample can, so no
-    interval is given and the reader is told why."""
+    """An interval of zero width says only that every resample gave the same value: no
+    interval, and the reader is told why (`envelope.zero_width`)."""
     if high - low <= 1e-12:
         return None, None, _ZERO_WIDTH
     return low, high, method
@@ -921,11 +921,7 @@ def _estimate(
     if method == _NOT_ASKED:
         return Estimate(value, None, None, n, reason, None)
     if method == _ZERO_WIDTH:
-        reason = reason or (
-            f"not enough evidence for an interval: every bootstrap resample of the {n} items "
-            "gave the same value"
-        )
-        return Estimate(value, None, None, n, reason, None)
+        return Estimate(value, None, None, n, reason or zero_width(n), None)
     if value is not None and low is None and reason is None:
         reason = "no interval: too few items, or too few resamples with a defined value"
     return Estimate(value, low, high, n, reason, method)

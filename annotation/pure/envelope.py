@@ -219,7 +219,21 @@ def clinician_kappa(
         draws = _blocks(data, n_resamples, seed, lambda m, w: _kappas(data, m, w)[1:2])
     spread = _clinician_spread(data, raters, lambda m, w: _kappas(data, m, w)[1:2])
     method = _method(raters, n_resamples, len(names), spread is not None)
-    return _figure(point[0], draws, 0, len(items), level, method, _at(spread, 0))
+    figure = _figure(point[0], draws, 0, len(items), level, method, _at(spread, 0))
+    if figure.ci is not None and figure.high - figure.low <= 1e-12:
+        return Figure(figure.value, n_items=figure.n_items, reason=zero_width(figure.n_items))
+    return figure
+
+
+def zero_width(n_items: int) -> str:
+    """Why a figure shown on its own has no interval when every bootstrap resample gave one
+    value ("1.00 [1.00, 1.00]" from four items that agree): a point interval reads as a
+    certainty no sample gives. (Inside the verdict a constant is kept: a jury that always
+    answers 3 has a kappa of exactly 0 however the items are drawn.)"""
+    said = f"every bootstrap resample of the {n_items} items gave the same value"
+    if n_items < MIN_ITEMS:
+        return f"not enough evidence for an interval: {said}"
+    return f"no interval: {said}"
 
 
 def _no_items(margin, min_items, raters, n_resamples, tie_rule) -> Envelope:

@@ -7,18 +7,20 @@ that fails inside `generate`, so the count is replaced by a word count for the l
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 from tests.services import IN_CI
 
-try:
-    import inspect_ai  # noqa: F401 - the optional extra
-except ImportError:  # CI installs the extra (make test), so there a missing one is a failure
-    if IN_CI:
-        raise
-    pytest.skip("needs the inspect extra: uv sync --extra inspect", allow_module_level=True)
+# Found, not imported: importing Inspect takes ~1.3 s, which every pytest-xdist worker would
+# pay while collecting; the functions below import it when a test makes a log.
+if find_spec("inspect_ai") is None:  # the optional extra
+    message = "needs the inspect extra: uv sync --extra inspect"
+    if IN_CI:  # CI installs the extra (make test), so there a missing one is a failure
+        raise ImportError(message)
+    pytest.skip(message, allow_module_level=True)
 
 SAMPLES = {"ana-dob": "When was Ana Silva born?", "bo-dob": "When was Bo Chen born?"}
 
