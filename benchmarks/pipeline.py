@@ -304,8 +304,7 @@ def start_workers(count: int, threads: int, var_dir: str) -> list[subprocess.Pop
 def wait_for_workers(count: int) -> None:
     """Until every worker consumes: a worker beats first when it starts, before it connects
     to the broker, so the study's clock would otherwise run through the workers' start."""
-    from patientagentbench.celery import app
-
+    from config.celery import app
     from patientagentbench.models import WorkerHeartbeat
     from patientagentbench.runs.workers import worker_alive
 
