@@ -24,7 +24,7 @@ from scipy import optimize, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jury import validity  # noqa: E402
+from jury.pure import validity  # noqa: E402
 
 CUTS = np.array([-1.5, -0.5, 0.5, 1.5])
 SIZES = ((5, 5), (10, 10), (20, 20), (50, 50), (10, 40))

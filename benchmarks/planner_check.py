@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation import planning  # noqa: E402
+from annotation.pure import planning  # noqa: E402
 from annotation.pure.agreement import JURY, Rating  # noqa: E402
 
 TRUTH = np.array([0.1, 0.2, 0.3, 0.25, 0.15])  # how often each true score 1..5 occurs

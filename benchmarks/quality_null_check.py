@@ -28,7 +28,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation import quality_stats  # noqa: E402
+from annotation.pure import quality_stats  # noqa: E402
 
 SHAPES = [  # tasks, models, icc
     (5, 2, 0.0),
