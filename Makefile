@@ -20,9 +20,10 @@ demo: install
 	$(PY) manage.py seed_demo --migrate $(if $(PASSWORD),--password $(PASSWORD))
 	$(PY) manage.py serve --port $(PORT)
 
-# pytest-xdist workers: two by default (the slow tests mostly wait on browsers, worker
-# processes and timeouts, so a second process fills that time); `PYTEST_WORKERS=0` runs in one.
-PYTEST_WORKERS ?= 2
+# pytest-xdist workers: three by default on two cores (the slow tests mostly wait on browsers,
+# worker processes and timeouts, which a third process fills: 389 s against 400 s with two;
+# four gave no more); `PYTEST_WORKERS=0` runs in one.
+PYTEST_WORKERS ?= 3
 SOURCES := annotation config jury patientagentbench ratings sandbox tests manage.py
 
 # The tests cover the optional Inspect AI interop too, so they install its extra.
