@@ -7,6 +7,7 @@ that fails inside `generate`, so the count is replaced by a word count for the l
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -74,7 +75,18 @@ def run_offline(task, model, folder: Path) -> Path:
     saved = inspect_model.count_text_tokens
     inspect_model.count_text_tokens = lambda text: max(1, len(text.split()))
     try:
-        logs = inspect_eval(task, model=model, log_dir=str(folder), display="none", max_samples=1)
+        # In a thread of its own: Inspect starts an event loop, and a pytest worker that has
+        # run a browser test holds Playwright's running loop in this thread ("Cannot run the
+        # event loop while another loop is running", seen once tests ran a module per worker).
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            logs = thread.submit(
+                inspect_eval,
+                task,
+                model=model,
+                log_dir=str(folder),
+                display="none",
+                max_samples=1,
+            ).result()
     finally:
         inspect_model.count_text_tokens = saved
     assert logs[0].status == "success", logs[0].error
