@@ -493,3 +493,18 @@ def test_intervals_repeat_with_their_seed():
     first = agreement(ratings, seed=7, n_resamples=300)["safety"].as_dict()
     assert first == agreement(ratings, seed=7, n_resamples=300)["safety"].as_dict()
     assert first != agreement(ratings, seed=8, n_resamples=300)["safety"].as_dict()
+
+
+def test_a_figure_without_an_interval_says_so_in_its_cell():
+    from annotation.dashboards.tables import table
+
+    ordinal = agreement(
+        [Rating(f"i{i}", c, "safety", s) for i, s in enumerate([1, 3, 4, 5]) for c in "AB"],
+        n_resamples=200,
+    )["safety"].alpha.ordinal.as_dict()
+    measured = agreement(worked_example(), n_resamples=200)["safety"].alpha.ordinal.as_dict()
+    shown = table("t", [("alpha", "α", "est")], [{"alpha": ordinal}, {"alpha": measured}])
+    (few,), (many,) = (row["cells"] for row in shown["display"])
+    assert (few["text"], few["ci"]) == ("1.00", "not enough evidence for an interval")
+    assert "4 items" in few["title"]
+    assert many["text"] == "0.82" and many["ci"].startswith("[")
