@@ -157,10 +157,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-# plotly.js comes from the plotly package itself, so the page and the Python figures share
-# one pinned version and no CDN is involved.
-_PLOTLY_JS_DIR = Path(__import__("plotly").__file__).parent / "package_data"
-STATICFILES_DIRS = [BASE_DIR / "static", ("vendor/plotly", _PLOTLY_JS_DIR)]
+# plotly.js is served from static/vendor/plotly (no CDN): the cartesian partial bundle of the
+# plotly.js version the plotly package carries (tests/test_plotly_bundle.py holds them equal).
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
 STORAGES = {

@@ -402,7 +402,7 @@ class TestPilot:
         assert "Jury vs clinicians by model" in body and "sim-steady" in body
         assert 'data-testid="figure-scatter"' in body and 'data-testid="figure-confusion"' in body
         assert body.count("data-plotly-figure=") == 3  # scatter, confusion matrices, the breakdown
-        assert "vendor/plotly/plotly.min.js" in body
+        assert "vendor/plotly/plotly-cartesian.min.js" in body
         assert 'hx-trigger="every 5s"' in body
 
     def test_every_table_downloads_as_csv_and_every_figure_as_html(self, client, researcher, pilot):

@@ -32,7 +32,7 @@ def test_report_page_shows_tables_figures_tests_and_published_values(
         assert raw not in body
     assert "the paper&#x27;s measure" in body and "This project:" in body
     assert "Correctness under the strict rule" in body
-    assert "/static/vendor/plotly/plotly.min.js" in body and "cdn" not in body.lower()
+    assert "/static/vendor/plotly/plotly-cartesian.min.js" in body and "cdn" not in body.lower()
     # Each headline carries its n and interval beside it, not only further down.
     headline = headline_table(body)
     assert "n = 38, 95% CI [" in headline and "(BCa bootstrap over cells)" in headline
