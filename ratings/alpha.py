@@ -33,6 +33,10 @@ def alpha_undefined(
         return f"fewer than 2 {rater}s gave scores"
     if shared_units == 0:
         return f"no {unit} has scores from 2 or more {rater}s"
+    if shared_units == 1:
+        # Alpha is computable from one unit (0 when two raters differ), but it then compares
+        # the raters with their own two scores: a number no reader should quote.
+        return f"not enough evidence: only 1 {unit} has scores from 2 or more {rater}s"
     if values is not None and len(set(values)) < 2:
         return no_variation(unit, set(values))
     return None

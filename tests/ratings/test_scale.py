@@ -33,6 +33,11 @@ def test_a_rubric_without_a_pass_mark_takes_the_default():
         ((1, 0), {}, "fewer than 2 raters gave scores"),
         ((3, 0), {"rater": "clinician"}, "no item has scores from 2 or more clinicians"),
         (
+            (2, 1, [2, 4]),
+            {"unit": "conversation", "rater": "repetition"},
+            "not enough evidence: only 1 conversation has scores from 2 or more repetitions",
+        ),
+        (
             (2, 4, [4.0, 4.0]),
             {"unit": "conversation"},
             "no variation: every score on shared conversations was 4",
