@@ -153,6 +153,19 @@ class JudgeJob(Job):
         return self.key
 
 
+# Which reading a verdict is: one judge, one conversation, one dimension, one repetition, under
+# one rubric and prompt version (unique; a scoring run again stores over it).
+VERDICT_KEY = (
+    "panel",
+    "judge",
+    "trace",
+    "dimension",
+    "repetition",
+    "rubric_version",
+    "prompt_version",
+)
+
+
 class Verdict(models.Model):
     class Status(models.TextChoices):
         OK = "ok", "Scored"
@@ -195,16 +208,7 @@ class Verdict(models.Model):
         ordering = ["trace", "dimension", "judge", "repetition"]
         constraints = [
             models.UniqueConstraint(
-                fields=[
-                    "panel",
-                    "judge",
-                    "trace",
-                    "dimension",
-                    "repetition",
-                    "rubric_version",
-                    "prompt_version",
-                ],
-                name="one_verdict_per_judge_dimension_repetition",
+                fields=list(VERDICT_KEY), name="one_verdict_per_judge_dimension_repetition"
             ),
             models.CheckConstraint(
                 condition=models.Q(status="ok", score__gte=1, score__lte=5)

@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jury.models import Judge, JudgeJob, JuryRun, Panel, Verdict
+from jury.models import VERDICT_KEY, Judge, JudgeJob, JuryRun, Panel, Verdict
 from jury.pure.applicability import not_applicable_refusal
 from jury.pure.parsing import parse_all_dimensions, parse_completion
 from jury.pure.prompts import (
@@ -505,7 +505,7 @@ def _store(
         Verdict.objects.bulk_create(
             [_verdict(job, panel, judge, answer) for answer in answers],
             update_conflicts=True,
-            unique_fields=VERDICT_KEY,
+            unique_fields=list(VERDICT_KEY),
             update_fields=VERDICT_VALUES,
         )
         stopped = len(answers) < len(cached_rubric(panel.rubric_name, panel.rubric_version).scored)
@@ -518,16 +518,7 @@ def _store(
         )
 
 
-# A verdict is one judge's reading of one dimension: the key says which, the values what.
-VERDICT_KEY = [
-    "panel",
-    "judge",
-    "trace",
-    "dimension",
-    "repetition",
-    "rubric_version",
-    "prompt_version",
-]
+# What a verdict says, stored over an earlier one of the same key (models.VERDICT_KEY).
 VERDICT_VALUES = [
     "job",
     "status",
