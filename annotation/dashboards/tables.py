@@ -100,8 +100,8 @@ def _no_interval(estimate: Mapping[str, Any]) -> str:
     """Beside a value without an interval, in words, so a bare number never reads as certain
     (the hover text says why in full)."""
     reason = estimate.get("reason") or ""
-    if reason.startswith("not enough evidence"):
-        return "not enough evidence for an interval"
+    if reason.startswith(agreement.NOT_ENOUGH):
+        return f"{agreement.NOT_ENOUGH} for an interval"
     return "no interval" if reason else ""
 
 

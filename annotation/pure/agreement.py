@@ -56,6 +56,7 @@ from annotation.pure.envelope import (
     VERDICT_RESAMPLES,
     Envelope,
     clinician_kappa,
+    no_width,
     wilson_interval,
     zero_width,
 )
@@ -906,7 +907,7 @@ def _unless_zero_width(
 ) -> tuple[float | None, float | None, str | None]:
     """An interval of zero width says only that every resample gave the same value: no
     interval, and the reader is told why (`envelope.zero_width`)."""
-    if high - low <= 1e-12:
+    if zero_width(low, high):
         return None, None, _ZERO_WIDTH
     return low, high, method
 
@@ -921,7 +922,7 @@ def _estimate(
     if method == _NOT_ASKED:
         return Estimate(value, None, None, n, reason, None)
     if method == _ZERO_WIDTH:
-        return Estimate(value, None, None, n, reason or zero_width(n), None)
+        return Estimate(value, None, None, n, reason or no_width(n), None)
     if value is not None and low is None and reason is None:
         reason = "no interval: too few items, or too few resamples with a defined value"
     return Estimate(value, low, high, n, reason, method)

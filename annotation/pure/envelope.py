@@ -220,19 +220,24 @@ def clinician_kappa(
     spread = _clinician_spread(data, raters, lambda m, w: _kappas(data, m, w)[1:2])
     method = _method(raters, n_resamples, len(names), spread is not None)
     figure = _figure(point[0], draws, 0, len(items), level, method, _at(spread, 0))
-    if figure.ci is not None and figure.high - figure.low <= 1e-12:
-        return Figure(figure.value, n_items=figure.n_items, reason=zero_width(figure.n_items))
+    if figure.ci is not None and zero_width(figure.low, figure.high):
+        return Figure(figure.value, n_items=figure.n_items, reason=no_width(figure.n_items))
     return figure
 
 
-def zero_width(n_items: int) -> str:
-    """Why a figure shown on its own has no interval when every bootstrap resample gave one
-    value ("1.00 [1.00, 1.00]" from four items that agree): a point interval reads as a
-    certainty no sample gives. (Inside the verdict a constant is kept: a jury that always
-    answers 3 has a kappa of exactly 0 however the items are drawn.)"""
+def zero_width(low: float, high: float) -> bool:
+    """Every bootstrap resample gave one value ("1.00 [1.00, 1.00]" from four items that
+    agree): shown on its own, such an interval reads as a certainty no sample gives, so a figure
+    shown alone drops it (`no_width` says why). Inside the verdict a constant is kept: a jury
+    that always answers 3 has a kappa of exactly 0 however the items are drawn."""
+    return high - low <= 1e-12
+
+
+def no_width(n_items: int) -> str:
+    """Why a figure has no interval when its interval had zero width."""
     said = f"every bootstrap resample of the {n_items} items gave the same value"
     if n_items < MIN_ITEMS:
-        return f"not enough evidence for an interval: {said}"
+        return f"{NOT_ENOUGH} for an interval: {said}"
     return f"no interval: {said}"
 
 

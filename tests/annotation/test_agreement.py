@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from annotation.dashboards.tables import table
 from annotation.pure import agreement as ag
 from annotation.pure.agreement import (
     Rating,
@@ -496,8 +497,6 @@ def test_intervals_repeat_with_their_seed():
 
 
 def test_a_figure_without_an_interval_says_so_in_its_cell():
-    from annotation.dashboards.tables import table
-
     ordinal = agreement(
         [Rating(f"i{i}", c, "safety", s) for i, s in enumerate([1, 3, 4, 5]) for c in "AB"],
         n_resamples=200,
