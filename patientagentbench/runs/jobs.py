@@ -1,11 +1,15 @@
-"""One lifecycle for background jobs that come in batches: a Run's traces, a JuryRun's judge
-jobs. A `JobKind` declares how a batch and its jobs are named; every step of their life —
-send, claim, check before each paid call, charge, stop at the spend limit, cancel, resume,
-progress, take back from lost workers, resend after a broker outage, wait on the command line
-— is written once here, so the kinds cannot drift apart.
+"""One lifecycle for background jobs: a Run's traces and a JuryRun's judge jobs, which come in
+batches, and a case set's generation, which is a job of its own. A `JobKind` declares how a
+job (and its batch, if it has one) is named; every step of their life — send, claim, check
+before each paid call, charge, stop at the spend limit, cancel, resume, progress, take back
+from lost workers, resend after a broker outage, wait on the command line — is written once
+here, so the kinds cannot drift apart.
 
 A batch row has `status` (its model's ACTIVE statuses are the live ones), `spend_limit`,
-`spent` and `finished_at`; a job row has the fields of `models.Job`.
+`spent` and `finished_at`; a job row has the fields of `models.Job` (`status`, `worker`,
+`attempts`, `started_at`, `finished_at`, `error`). A kind without a batch has only the steps
+of one job: send, claim, the claim checked before each paid call, take back from lost
+workers, resend.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from patientagentbench.env import env_suffix
 from patientagentbench.models import ModelConfig
 from patientagentbench.providers.factory import preload_sdks, shared_provider
 from patientagentbench.providers.retry import call_with_retries
-from patientagentbench.runs.claims import Claim, claim_row, max_attempts, release_lost
+from patientagentbench.runs.claims import Claim, claim_row, held, max_attempts, release_lost
 from patientagentbench.runs.dispatch import send_each
 from patientagentbench.runs.limits import provider_slot
 from patientagentbench.runs.workers import (
@@ -56,17 +60,18 @@ NO_WORKER_GRACE_S = 8.0
 CHECK_WORKERS_EVERY_S = 5.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JobKind:
     """What differs between kinds of job; the rest of this module is what they share."""
 
     noun: str  # "trace", "judge job": a job in messages
-    batch_noun: str  # "run", "scoring": a batch in messages
     job_model: type[models.Model]
-    batch_model: type[models.Model]
-    batch_field: str  # the job's foreign key to its batch
     task_name: str  # the Celery task running one job, by name (registered by `job_task`)
-    resume_command: str  # the manage.py command that queues a batch's jobs again
+    # The batch the jobs belong to; None for a kind whose every job stands alone.
+    batch_model: type[models.Model] | None = None
+    batch_noun: str = ""  # "run", "scoring": a batch in messages
+    batch_field: str = ""  # the job's foreign key to its batch
+    resume_command: str = ""  # the manage.py command that queues a batch's jobs again
     # Set on the batch when it is cancelled or stops at its spend limit, and cleared on resume.
     batch_cancelled: Mapping = field(default_factory=dict)
     batch_stopped: Mapping = field(default_factory=dict)
@@ -93,8 +98,14 @@ class JobKind:
             return self.job_model.objects.all()
         return self.job_model.objects.filter(**{f"{self.batch_field}_id": batch_id})
 
+    @property
+    def batched(self) -> bool:
+        return self.batch_model is not None
+
     def of_active_batches(self, jobs: models.QuerySet | None = None) -> models.QuerySet:
         jobs = self.jobs() if jobs is None else jobs
+        if not self.batched:
+            return jobs
         return jobs.filter(**{f"{self.batch_field}__status__in": self.batch_model.ACTIVE})
 
     def batch_of(self, job_id: int) -> int:
@@ -156,15 +167,22 @@ def claim(
     """queued → running for `worker` (blank: inline), once, while the batch is active; None
     when another delivery won. `attempts`: the job's count as the caller read it queued
     (saves a query; `claim_row`)."""
-    # The batch as `batch_id IN (active batches)`, not a join: `claim_row` says why.
-    active = kind.batch_model.objects.filter(status__in=kind.batch_model.ACTIVE)
-    jobs = kind.jobs().filter(**{f"{kind.batch_field}__in": active})
+    jobs = kind.jobs()
+    if kind.batched:
+        # The batch as `batch_id IN (active batches)`, not a join: `claim_row` says why.
+        active = kind.batch_model.objects.filter(status__in=kind.batch_model.ACTIVE)
+        jobs = jobs.filter(**{f"{kind.batch_field}__in": active})
     return claim_row(jobs, job_id, worker, attempts=attempts)
 
 
 def check_may_continue(kind: JobKind, batch_id: int, job_claim: Claim | None = None) -> None:
     """Before each paid call, one query: the batch still going and the job still this claim's.
-    Raises EndConversation with the reason to stop."""
+    Raises EndConversation with the reason to stop. A kind without a batch has only the
+    claim to check (none when run inline)."""
+    if not kind.batched:
+        if job_claim is not None and not held(kind.job_model, job_claim).exists():
+            raise EndConversation(EndReason.WORKER_LOST)
+        return
     if job_claim is None:
         status, spend_limit, spent = (
             kind.batch_model.objects.filter(pk=batch_id)
@@ -232,8 +250,10 @@ def _claim_and_batch(kind: JobKind, job_id: int) -> tuple:
     return row
 
 
-def charge(kind: JobKind, batch_id: int, cost: Decimal) -> None:
-    if cost:
+def charge(kind: JobKind, batch_id: int | None, cost: Decimal) -> None:
+    """The call's cost added to the batch's spend (a job without a batch has its spend bounded
+    before it is queued)."""
+    if cost and kind.batched:
         kind.batch_model.objects.filter(pk=batch_id).update(spent=F("spent") + cost)
 
 
@@ -268,7 +288,7 @@ class GuardedProvider:
         self,
         model: ModelConfig,
         kind: JobKind,
-        batch_id: int,
+        batch_id: int | None,
         job_claim: Claim | None = None,
         provider=None,
         warnings: list[dict] | None = None,
@@ -280,6 +300,11 @@ class GuardedProvider:
         self.caller_slot = caller_slot or ("", 0)
         self.provider = provider or provider_for(model)
         self.warnings = warnings if warnings is not None else []
+
+    @property
+    def model_id(self) -> str:
+        """The endpoint's model id, which callers name what the model wrote by."""
+        return getattr(self.provider, "model_id", "") or self.model.model_id
 
     def _retried(self, error, attempt: int) -> None:
         if not getattr(error, "timed_out", False):
@@ -426,14 +451,7 @@ def requeue_lost(kind: JobKind, live: Iterable[str], batch_id: int | None = None
     started STALE_INLINE ago count as lost too. Returns how many it queued."""
     live = list(live)
     jobs = kind.jobs(batch_id)
-    inactive_lost = (
-        jobs.filter(status=RUNNING)
-        .exclude(**{f"{kind.batch_field}__status__in": kind.batch_model.ACTIVE})
-        .exclude(worker="")
-        .exclude(worker__in=live)
-    )
-    cancelled = set(inactive_lost.values_list(f"{kind.batch_field}_id", flat=True).distinct())
-    inactive_lost.update(status=CANCELLED, worker="", **kind.job_cancelled)
+    cancelled = _cancel_lost_in_ended_batches(kind, jobs, live)
     released = release_lost(
         kind.of_active_batches(jobs),
         live,
@@ -449,10 +467,26 @@ def requeue_lost(kind: JobKind, live: Iterable[str], batch_id: int | None = None
         log.warning("requeued %d %ss from lost workers", len(released.requeued), kind.noun)
         requeued = list(released.requeued)
         transaction.on_commit(lambda: send_each(kind.task, requeued))
-    given_up = kind.jobs().filter(pk__in=released.given_up)
-    for affected in {*given_up.values_list(f"{kind.batch_field}_id", flat=True), *cancelled}:
-        kind.finish(affected)
+    if kind.batched:
+        given_up = kind.jobs().filter(pk__in=released.given_up)
+        for affected in {*given_up.values_list(f"{kind.batch_field}_id", flat=True), *cancelled}:
+            kind.finish(affected)
     return len(released.requeued)
+
+
+def _cancel_lost_in_ended_batches(kind: JobKind, jobs: models.QuerySet, live: list[str]) -> set:
+    """Lost jobs of batches no longer active are cancelled, not run again; their batch ids."""
+    if not kind.batched:
+        return set()
+    lost = (
+        jobs.filter(status=RUNNING)
+        .exclude(**{f"{kind.batch_field}__status__in": kind.batch_model.ACTIVE})
+        .exclude(worker="")
+        .exclude(worker__in=live)
+    )
+    cancelled = set(lost.values_list(f"{kind.batch_field}_id", flat=True).distinct())
+    lost.update(status=CANCELLED, worker="", **kind.job_cancelled)
+    return cancelled
 
 
 def lost_count(kind: JobKind, batch_id: int) -> int:

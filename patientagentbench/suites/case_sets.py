@@ -7,18 +7,21 @@ sits here beside the function it runs.
 
 from __future__ import annotations
 
+import logging
+
 from django.db import transaction
 from django.utils import timezone
 
 from patientagentbench.cases.generate import generate_case_set, summarize
 from patientagentbench.cases.validation import validate_case
+from patientagentbench.conversation import EndConversation, EndReason
 from patientagentbench.models import CaseSetJob, ModelConfig, Suite, Task
 from patientagentbench.prompts import CLINIC_SYSTEM_PROMPT
-from patientagentbench.providers.factory import build_provider
 from patientagentbench.runs import jobs
-from patientagentbench.runs.claims import claim_row, held, max_attempts, release_lost
+from patientagentbench.runs.claims import held
 from patientagentbench.runs.dispatch import send_each
-from patientagentbench.runs.workers import dead_after, on_lost_claims, on_lost_worker
+
+log = logging.getLogger(__name__)
 
 
 class CaseSetError(ValueError):
@@ -29,13 +32,17 @@ def create_case_set(
     name: str, count: int, seed: int, writer: str = "template", provider=None
 ) -> Suite:
     """Generate and store a case set. A name is used once: a set never changes."""
+    refuse_taken_name(name)
+    cases = generate_case_set(count, seed, writer=provider or "template")
+    return store_case_set(name, cases, seed=seed, writer=writer)
+
+
+def refuse_taken_name(name: str) -> None:
     if Suite.objects.filter(name=name).exists():
         raise CaseSetError(
             f"A suite or case set named {name!r} exists; case sets are frozen, pick a new name "
             f"(e.g. {name}-v2)."
         )
-    cases = generate_case_set(count, seed, writer=provider or "template")
-    return store_case_set(name, cases, seed=seed, writer=writer)
 
 
 @transaction.atomic
@@ -70,20 +77,21 @@ def case_set_summary(suite: Suite) -> dict:
     return summarize([task.case for task in suite.tasks.all()])
 
 
-def writer_provider(writer: str):
-    """None for the offline template writer, else the named model's provider."""
+def writer_model(writer: str) -> ModelConfig | None:
+    """None for the offline template writer, else the named model's config."""
     if writer == "template":
         return None
     model = ModelConfig.objects.filter(name=writer).first()
     if model is None:
         raise CaseSetError(f"Unknown writer model {writer!r}.")
-    return build_provider(
-        model.provider,
-        model.model_id,
-        model.base_url,
-        model.api_key_env,
-        max_output_tokens=model.max_output_tokens,
-    )
+    return model
+
+
+def writer_provider(writer: str):
+    """None for the offline template writer, else the named model's provider (with the
+    model's timeout and output cap)."""
+    model = writer_model(writer)
+    return None if model is None else jobs.provider_for(model)
 
 
 def start_generation(*, name: str, count: int, seed: int, writer: str, created_by) -> CaseSetJob:
@@ -95,29 +103,30 @@ def start_generation(*, name: str, count: int, seed: int, writer: str, created_b
     return job
 
 
-@on_lost_worker
-def resend_queued_case_sets() -> int:
-    """Queued generations sent again (a lost worker or a broker restart lost the message);
-    a generation is claimed once, so a copy does nothing."""
-    queued = CaseSetJob.objects.filter(status=CaseSetJob.Status.QUEUED)
-    return send_each(generate_case_set_job, list(queued.values_list("pk", flat=True)))
-
-
 def run_generation_job(job_id: int, worker: str = "") -> None:
     """Claimed once (queued → running, naming this worker), so a redelivered job does
-    nothing, and one taken back from a lost worker is finished by one worker only."""
-    claim = claim_row(CaseSetJob.objects.all(), job_id, worker)
-    if claim is None:
+    nothing. Every call of a model writer first checks the claim still holds, and the set is
+    stored only while it does: a generation taken back from a worker presumed dead stops
+    paying at once, and of it and its replacement one stores the set."""
+    job_claim = jobs.claim(CASE_SETS, job_id, worker)
+    if job_claim is None:
         return
     job = CaseSetJob.objects.get(pk=job_id)
     try:
-        suite = create_case_set(
-            job.name, job.count, job.seed, job.writer, writer_provider(job.writer)
-        )
+        refuse_taken_name(job.name)
+        model = writer_model(job.writer)
+        writer = model and jobs.GuardedProvider(model, CASE_SETS, None, job_claim)
+        cases = generate_case_set(job.count, job.seed, writer=writer or "template")
+        with transaction.atomic():
+            # The row locked while the set is stored: the heartbeat cannot take it back midway.
+            if not list(held(CaseSetJob, job_claim).select_for_update().values_list("pk")):
+                raise EndConversation(EndReason.WORKER_LOST)
+            suite = store_case_set(job.name, cases, seed=job.seed, writer=job.writer)
+            _finish(job_claim, status=CaseSetJob.Status.DONE, suite=suite)
+    except EndConversation:
+        log.warning("case set job %s was taken back from this worker; it stopped", job_id)
     except Exception as exc:  # noqa: BLE001 - the researcher sees why it failed
-        _finish(claim, status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
-        return
-    _finish(claim, status=CaseSetJob.Status.DONE, suite=suite)
+        _finish(job_claim, status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
 
 
 # The task shape every job shares (acknowledged late, rejected when its worker is lost).
@@ -126,24 +135,16 @@ generate_case_set_job = jobs.job_task("patientagentbench.suites.case_sets.genera
 )
 
 
-def _finish(claim, **fields) -> None:
-    held(CaseSetJob, claim).update(worker="", finished_at=timezone.now(), **fields)
+def _finish(job_claim, **fields) -> None:
+    held(CaseSetJob, job_claim).update(worker="", finished_at=timezone.now(), **fields)
 
 
-@on_lost_claims
-def requeue_lost_case_sets(live: list[str]) -> int:
-    """Generations held by workers no longer beating: queued and sent again, or failed after
-    JOB_MAX_ATTEMPTS (a set that kills its worker every time)."""
-    released = release_lost(
-        CaseSetJob.objects.all(),
-        live,
-        give_up={
-            "status": CaseSetJob.Status.FAILED,
-            "error": f"Its worker stopped while generating it {max_attempts()} times; "
-            "not tried again.",
-        },
-        claimed_before=timezone.now() - dead_after(),
-    )
-    if released.requeued:
-        transaction.on_commit(lambda: send_each(generate_case_set_job, released.requeued))
-    return len(released.requeued)
+CASE_SETS = jobs.JobKind(
+    noun="case set generation",
+    job_model=CaseSetJob,
+    task_name="patientagentbench.suites.case_sets.generate_case_set_job",
+    job_given_up={"status": CaseSetJob.Status.FAILED},
+)
+# Lost generations are queued again (or failed after JOB_MAX_ATTEMPTS) by the workers'
+# heartbeat, and queued ones sent again when a worker is lost, as traces and judge jobs are.
+jobs.recover_with_workers(CASE_SETS)

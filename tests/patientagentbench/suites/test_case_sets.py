@@ -196,3 +196,63 @@ def test_a_generation_job_runs_once_and_keeps_its_error(db):
     job.refresh_from_db()
     assert job.status == CaseSetJob.Status.FAILED and "no-such-model" in job.error
     assert not Suite.objects.filter(name="x-set").exists()
+
+
+@pytest.fixture
+def model_writer(db, monkeypatch):
+    """A configured model writer whose endpoint answers with valid cases; its calls counted."""
+    from patientagentbench.models import CaseSetJob, ModelConfig
+    from tests.patientagentbench.cases.test_generate import TemplateBackedModel
+
+    calls = []
+
+    class CountedWriter(TemplateBackedModel):
+        taken_back_at = None  # a call during which the heartbeat takes the job back
+
+        def complete(self, *args, **kwargs):
+            calls.append(1)
+            if len(calls) == self.taken_back_at:
+                CaseSetJob.objects.filter(status="running").update(status="queued", worker="")
+            return super().complete(*args, **kwargs)
+
+    writer = CountedWriter()
+    monkeypatch.setattr("patientagentbench.runs.jobs.provider_for", lambda model: writer)
+    ModelConfig.objects.create(name="writer-model", provider="openai", model_id="gpt-writer")
+    writer.calls = calls
+    return writer
+
+
+def test_a_generation_job_writes_with_a_model_through_the_job_lifecycle(model_writer):
+    from patientagentbench.models import CaseSetJob
+    from patientagentbench.suites.case_sets import run_generation_job
+
+    job = CaseSetJob.objects.create(name="model-set", count=4, seed=3, writer="writer-model")
+    run_generation_job(job.pk, worker="w@host#1#aa")
+    job.refresh_from_db()
+    assert (job.status, job.worker, job.attempts) == ("done", "", 1), job.error
+    assert len(model_writer.calls) == 4
+    assert [t.case["writer"] for t in job.suite.tasks.all()] == ["sim-writer"] * 4
+
+
+def test_a_generation_taken_back_mid_writing_makes_no_further_call_and_stores_nothing(
+    model_writer,
+):
+    """Its worker was presumed dead and the job queued again for another: the old holder
+    stops paying at once instead of writing the remaining cases, and leaves the set (and the
+    job) to its replacement."""
+    from patientagentbench.models import CaseSetJob
+    from patientagentbench.suites.case_sets import run_generation_job
+
+    model_writer.taken_back_at = 2
+    job = CaseSetJob.objects.create(name="taken-set", count=6, seed=3, writer="writer-model")
+    run_generation_job(job.pk, worker="slow@host#1#aa")
+    assert len(model_writer.calls) == 2 < job.count
+    job.refresh_from_db()
+    assert (job.status, job.worker, job.error) == ("queued", "", "")
+    assert not Suite.objects.filter(name="taken-set").exists()
+
+    model_writer.taken_back_at = None
+    run_generation_job(job.pk, worker="alive@host#2#bb")  # the replacement writes it all
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("done", 2)
+    assert Suite.objects.get(name="taken-set").tasks.count() == 6
