@@ -130,14 +130,16 @@ def job_task(name: str):
 
 
 def enqueue_queued(kind: JobKind, batch_id: int) -> int:
-    """Send each queued job of the batch; how many the broker took (the rest stay queued)."""
-    ids = kind.jobs(batch_id).filter(status=QUEUED).values_list("pk", flat=True)
+    """Send each queued job of the batch (of a kind without batches: the job `batch_id`
+    itself); how many the broker took (the rest stay queued)."""
+    jobs = kind.jobs(batch_id) if kind.batched else kind.jobs().filter(pk=batch_id)
+    ids = jobs.filter(status=QUEUED).values_list("pk", flat=True)
     return send_each(kind.task, ids.iterator(chunk_size=2000))
 
 
 def dispatch_on_commit(kind: JobKind, batch, n_jobs: int) -> None:
     """After the launch commits, send its jobs and note on `batch.unsent` how many the broker
-    refused (they stay queued; `runs.dispatch`)."""
+    refused (they stay queued; `runs.dispatch`). A kind without batches: `batch` is the job."""
     batch.unsent = 0
     transaction.on_commit(lambda: setattr(batch, "unsent", n_jobs - enqueue_queued(kind, batch.pk)))
 
@@ -151,6 +153,11 @@ def resend_queued(kind: JobKind) -> int:
 
 def broker_away(kind: JobKind, batch) -> str:
     """What to tell whoever launched a batch whose jobs the broker refused."""
+    if not kind.batched:
+        return (
+            f"The job queue is not answering: the {kind.noun} is saved, queued. Workers send "
+            "it when they reconnect to it."
+        )
     return (
         f"The job queue is not answering: {kind.batch_noun} {batch.pk} is saved with "
         f"{batch.unsent} jobs queued. Workers send them when they reconnect to it; or "

@@ -19,7 +19,6 @@ from patientagentbench.models import CaseSetJob, ModelConfig, Suite, Task
 from patientagentbench.prompts import CLINIC_SYSTEM_PROMPT
 from patientagentbench.runs import jobs
 from patientagentbench.runs.claims import held
-from patientagentbench.runs.dispatch import send_each
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +94,12 @@ def writer_provider(writer: str):
 
 
 def start_generation(*, name: str, count: int, seed: int, writer: str, created_by) -> CaseSetJob:
-    """Record a generation job and send it to a worker once the row is committed."""
+    """Record a generation job and send it to a worker once the row is committed;
+    `job.unsent` is 1 when the broker refused it (it stays queued: `jobs.broker_away`)."""
     job = CaseSetJob.objects.create(
         name=name, count=count, seed=seed, writer=writer, created_by=created_by
     )
-    transaction.on_commit(lambda: send_each(generate_case_set_job, [job.pk]))
+    jobs.dispatch_on_commit(CASE_SETS, job, 1)
     return job
 
 

@@ -18,7 +18,8 @@ from patientagentbench.cases.chart import (
 )
 from patientagentbench.models import CaseSetJob, ModelConfig, Suite, Task, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, has_role, role_required
-from patientagentbench.suites.case_sets import start_generation
+from patientagentbench.runs.jobs import broker_away
+from patientagentbench.suites.case_sets import CASE_SETS, start_generation
 from patientagentbench.views.forms import CaseSetForm
 
 # Writing cases with a model costs money, so only admins may, for a bounded number of cases
@@ -99,15 +100,17 @@ def case_set_list(request):
             bound = writer_cost_bound(form.writer_model, job.count)
             note = f" with {job.writer} (at most about ${bound})"
         messages.success(request, f"Generating case set {job.name}{note} in the background.")
+        if job.unsent:
+            messages.warning(request, broker_away(CASE_SETS, job))
         return redirect("case_set_list")
     sets = Suite.objects.filter(kind=Suite.Kind.SCENARIO).annotate(
         n_cases=Count("tasks", distinct=True), n_runs=Count("runs", distinct=True)
     )
-    jobs = CaseSetJob.objects.exclude(status=CaseSetJob.Status.DONE)[:20]
+    unfinished = CaseSetJob.objects.exclude(status=CaseSetJob.Status.DONE)[:20]
     return render(
         request,
         "cases/list.html",
-        {"sets": sets, "jobs": jobs, "form": form, "max_model_count": MODEL_WRITER_MAX_COUNT},
+        {"sets": sets, "jobs": unfinished, "form": form, "max_model_count": MODEL_WRITER_MAX_COUNT},
     )
 
 
