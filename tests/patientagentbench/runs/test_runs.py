@@ -118,3 +118,26 @@ def test_provider_failure_ends_as_error_trace_with_the_error_kept(office_suite, 
     trace = run.traces.first()
     assert trace.status == Trace.Status.ERROR
     assert "PAB_TEST_UNSET_KEY" in trace.error
+
+
+def test_the_run_that_finishes_has_its_analysis_computed_at_once(
+    office_suite, sim_models, django_capture_on_commit_callbacks
+):
+    """The worker ending a run computes its analysis, so the report's first visitor finds it
+    cached."""
+    from django.core.cache import cache
+
+    from patientagentbench.results.study import DEFAULT_MALFORMED, analysis_key
+
+    run = _launch(office_suite, sim_models[:1])
+    entry = f"analysis:{run.pk}:{DEFAULT_MALFORMED}"
+    with django_capture_on_commit_callbacks(execute=False) as finishing:
+        execute_inline(run)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FINISHED
+    assert cache.get(f"{entry}:{analysis_key(run)}") is None  # not before the run commits
+    for callback in finishing:
+        callback()
+    cached = cache.get(f"{entry}:{analysis_key(run)}")
+    assert cached is not None and cached["n_cells"] == 2
+    assert "error" not in cached["statistics"] and cached["figure_json"]
