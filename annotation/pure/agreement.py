@@ -583,7 +583,26 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
         figures["bias"] = Estimate(
             None, n=pairs.n_items, reason="clinician pairs have no direction"
         )
+        if not _items_differ(pairs):
+            for name in ("pearson", "spearman"):
+                figures[name] = Estimate(None, n=pairs.n_items, reason=_NO_ITEM_VARIATION)
     return PairwiseStats(pairs.n_items, n_pairs, **figures)
+
+
+# Pooled over both orders, a correlation compares the spread between items with the spread
+# within them: when every item's scores average the same, only the clinicians' disagreement
+# is left, and two clinicians who always give 3 and 4 read as a correlation of −1.00.
+_NO_ITEM_VARIATION = (
+    "not enough evidence: every item's scores average the same, so a correlation pooled over "
+    "both orders would only measure the clinicians' disagreement"
+)
+
+
+def _items_differ(pairs: _Pairs) -> bool:
+    """Whether the items' mean scores vary (in both-orders pairs, x holds each item's)."""
+    counts = np.bincount(pairs.item, minlength=pairs.n_items)
+    means = np.bincount(pairs.item, weights=pairs.x, minlength=pairs.n_items) / counts
+    return bool(np.ptp(means) > 1e-12)
 
 
 def _score_bound_at_the_edge(estimate: Estimate, n_items: int, options: _Options) -> Estimate:

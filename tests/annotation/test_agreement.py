@@ -507,3 +507,32 @@ def test_a_figure_without_an_interval_says_so_in_its_cell():
     assert (few["text"], few["ci"]) == ("1.00", "not enough evidence for an interval")
     assert "4 items" in few["title"]
     assert many["text"] == "0.82" and many["ci"].startswith("[")
+
+
+def test_two_steady_clinicians_one_apart_get_no_correlation():
+    """Seen on the demo: pooled over both orders, clinicians who always give 3 and 4 read as a
+    Pearson of −1.00, though nothing about the items is correlated; it is withheld with why."""
+    ratings = [
+        Rating(f"i{item}", clinician, "safety", score)
+        for item in range(12)
+        for clinician, score in (("A", 3), ("B", 4))
+    ]
+    clinicians = agreement(ratings, n_resamples=100)["safety"].clinicians
+    for name in ("pearson", "spearman"):
+        estimate = getattr(clinicians, name)
+        assert estimate.value is None and estimate.ci is None
+        assert estimate.reason.startswith("not enough evidence") and estimate.n == 12
+    assert clinicians.exact.value == 0 and clinicians.adjacent.value == 1  # still said
+
+
+@settings(max_examples=40, deadline=None)
+@given(study, juries)
+def test_a_clinician_correlation_is_given_only_when_the_items_differ(clinicians, jury):
+    clinician_pairs = agreement(study_ratings(clinicians, jury), **QUICK)["d"].clinicians
+    by_item: dict[str, list[int]] = {}
+    for item, _, score in clinicians:
+        by_item.setdefault(item, []).append(score)
+    means = {sum(s) / len(s) for s in by_item.values() if len(s) >= 2}
+    if len(means) <= 1:
+        assert clinician_pairs.pearson.value is None
+        assert clinician_pairs.spearman.value is None
