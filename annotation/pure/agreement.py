@@ -50,6 +50,7 @@ from annotation.pure.envelope import BELOW as BELOW
 from annotation.pure.envelope import INCONCLUSIVE as INCONCLUSIVE
 from annotation.pure.envelope import INSIDE as INSIDE
 from annotation.pure.envelope import (
+    MIN_INTERVAL_ITEMS,
     MIN_ITEMS,
     RATER_MODES,
     RESAMPLED,
@@ -57,6 +58,7 @@ from annotation.pure.envelope import (
     Envelope,
     clinician_kappa,
     no_width,
+    too_few_for_interval,
     wilson_interval,
     zero_width,
 )
@@ -942,6 +944,8 @@ def _estimate(
         return Estimate(value, None, None, n, reason, None)
     if method == _ZERO_WIDTH:
         return Estimate(value, None, None, n, reason or no_width(n), None)
+    if low is not None and n < MIN_INTERVAL_ITEMS:
+        return Estimate(value, None, None, n, reason or too_few_for_interval(n), None)
     if value is not None and low is None and reason is None:
         reason = "no interval: too few items, or too few resamples with a defined value"
     return Estimate(value, low, high, n, reason, method)
