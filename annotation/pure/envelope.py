@@ -62,6 +62,11 @@ RESAMPLED, FIXED = "resampled", "fixed"  # clinicians resampled too, or these cl
 RATER_MODES = (RESAMPLED, FIXED)
 VERDICT_RESAMPLES = 10_000
 MIN_ITEMS = 30
+# A bootstrap over items needs items to draw: on 2 clinicians' ordinal alpha, a nominal 95%
+# interval covered the truth 41% of the time from 2 items, 66% from 3, 83% from 4 and 90% from
+# 6 (benchmarks/alpha_small_n.py, 400 studies per size). Below this a figure has no interval,
+# and no verdict is given whatever `min_items` says.
+MIN_INTERVAL_ITEMS = 6
 MARGIN = 0.1
 LEVEL = 0.95
 _BATCH = 500  # resamples per block: bounds memory at (block × items × raters)
@@ -191,7 +196,11 @@ def envelope(
         _figure(point[k], draws, k, len(items), level, method, _at(spread, k)) for k in range(6)
     ]
     figures = _score_bounds_at_the_edges(figures, len(items), level)
-    verdict, reason, at_margin = _verdict(figures, data, margin, min_items, level)
+    # A verdict stands on intervals, and an interval on fewer items than this is not one.
+    needed = max(min_items, MIN_INTERVAL_ITEMS)
+    verdict, reason, at_margin = _verdict(figures, data, margin, needed, level)
+    if len(items) < MIN_INTERVAL_ITEMS:
+        figures = [_without_bootstrap_interval(figure) for figure in figures]
     return Envelope(
         len(items), len(names), *figures, margin, min_items, verdict, reason, at_margin,
         raters, n_resamples, tie_rule,
@@ -229,19 +238,20 @@ def clinician_kappa(
     return figure
 
 
+def _without_bootstrap_interval(figure: Figure) -> Figure:
+    """The figure alone when its interval is a bootstrap's on too few items; an analytic
+    interval (Wilson's, Newcombe's: a share at 0 or 1) holds at any size."""
+    if figure.ci is None or (figure.method or "").startswith(("Wilson", "Newcombe")):
+        return figure
+    return Figure(figure.value, n_items=figure.n_items, reason=too_few_for_interval(figure.n_items))
+
+
 def zero_width(low: float, high: float) -> bool:
     """Every bootstrap resample gave one value ("1.00 [1.00, 1.00]" from four items that
     agree): shown on its own, such an interval reads as a certainty no sample gives, so a figure
     shown alone drops it (`no_width` says why). Inside the verdict a constant is kept: a jury
     that always answers 3 has a kappa of exactly 0 however the items are drawn."""
     return high - low <= 1e-12
-
-
-# A bootstrap over items needs items to draw: on 2 clinicians' ordinal alpha, a nominal 95%
-# interval covered the truth 41% of the time from 2 items, 66% from 3, 83% from 4 and 90% from
-# 6 (benchmarks/alpha_small_n.py, 400 studies per size). Below this, a figure shown alone has
-# no interval.
-MIN_INTERVAL_ITEMS = 6
 
 
 def too_few_for_interval(n_items: int) -> str:

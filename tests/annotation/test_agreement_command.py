@@ -234,6 +234,8 @@ def test_duplicates_missing_and_empty_files(tmp_path):
         run(empty)
     with pytest.raises(CommandError, match="must not be negative"):
         run(empty, "--margin", "-1")
+    with pytest.raises(CommandError, match="--min-items must be 6 or more"):
+        run(empty, "--min-items", "5")
 
 
 def test_help_explains_the_file_and_options():

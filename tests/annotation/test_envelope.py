@@ -248,8 +248,11 @@ def test_every_verdict_is_one_of_five_with_consistent_figures(clinicians, scores
     if result.verdict == env.INSIDE:
         assert result.jury_kappa.low > 0
         assert abs(result.kappa_difference.low) <= result.margin
-    if result.n_items < 5:
+    if result.n_items < env.MIN_INTERVAL_ITEMS:  # whatever min_items says
         assert result.verdict == env.NOT_ENOUGH
+        for figure in figures_of(result):
+            analytic = (figure.method or "").startswith(("Wilson", "Newcombe"))
+            assert figure.ci is None or analytic
 
 
 def test_the_verdict_repeats_with_its_seed():
@@ -309,3 +312,30 @@ def test_clinicians_are_a_sample_too_intervals_widen_for_them_unless_fixed():
     }
     alone = env.envelope(few, jury, **FAST)
     assert "too few to estimate how clinicians vary" in alone.kappa_difference.method
+
+
+def figures_of(result):
+    return (
+        result.jury_adjacent,
+        result.clinician_adjacent,
+        result.adjacent_difference,
+        result.jury_kappa,
+        result.clinician_kappa,
+        result.kappa_difference,
+    )
+
+
+def test_five_items_give_figures_without_intervals_and_no_verdict():
+    """On 5 items a bootstrap interval covers far less often than it says
+    (benchmarks/alpha_small_n.py), so the figures stand alone and no verdict is given, even
+    when the caller asks for one from 2 items."""
+    clinicians, jury = population(40, seed=4)
+    few = dict(sorted(jury.items())[:5])
+    result = env.envelope(clinicians, few, min_items=2, **FAST)
+    assert result.n_items == 5 and result.verdict == env.NOT_ENOUGH
+    assert result.reason == "5 items; 6 needed"
+    kappa = result.jury_kappa
+    assert kappa.value is not None and kappa.ci is None
+    assert kappa.reason.startswith("not enough evidence for an interval: 5 items")
+    six = env.envelope(clinicians, dict(sorted(jury.items())[:6]), min_items=2, **FAST)
+    assert six.jury_kappa.ci is not None

@@ -32,7 +32,7 @@ from annotation.pure.agreement import (
     DimensionAgreement,
     agreement,
 )
-from annotation.pure.envelope import RESAMPLED, offered
+from annotation.pure.envelope import MIN_INTERVAL_ITEMS, RESAMPLED, offered
 from patientagentbench.analysis.statistics import jsonable
 from ratings.table import RatingsFile, RatingsFileError, read_ratings_file
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
@@ -129,8 +129,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if min(options["margin"], options["resamples"], options["verdict_resamples"]) < 0:
             raise CommandError("--margin and the resamples must not be negative.")
-        if options["min_items"] < 2:
-            raise CommandError("--min-items must be 2 or more.")
+        if options["min_items"] < MIN_INTERVAL_ITEMS:
+            raise CommandError(
+                f"--min-items must be {MIN_INTERVAL_ITEMS} or more: a verdict stands on "
+                "bootstrap intervals, which on fewer items cover far less often than they say."
+            )
         try:
             read = read_ratings_file(options["ratings"])
             ratings = read.ratings + read.jury(options["panel"])
