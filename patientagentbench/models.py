@@ -321,26 +321,15 @@ class CellMetrics(models.Model):
         return f"{self.task_id}/{self.model_name}/T={self.temperature}"
 
 
-class CaseSetJob(models.Model):
-    """A case set being generated in the background (an LLM writer can take minutes)."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+class CaseSetJob(Job):
+    """A case set being generated in the background (an LLM writer can take minutes): a job
+    standing alone, whose key is what it generates (name, count, seed, writer), so asking for
+    the same set twice makes one job."""
 
     name = models.SlugField(max_length=120)
     count = models.PositiveIntegerField()
     seed = models.BigIntegerField()
     writer = models.CharField(max_length=200, default="template")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    error = models.TextField(blank=True)
-    # A claim, as a trace's (runs.claims): which worker process holds it, and how often one did.
-    worker = models.CharField(max_length=255, blank=True, db_index=True)
-    attempts = models.PositiveIntegerField(default=0)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     suite = models.ForeignKey(Suite, null=True, blank=True, on_delete=models.SET_NULL)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -352,3 +341,11 @@ class CaseSetJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
+
+    def save(self, *args, **kwargs):
+        self.key = self.key or self.key_for(self.name, self.count, self.seed, self.writer)
+        super().save(*args, **kwargs)
+
+    @staticmethod
+    def key_for(name: str, count: int, seed: int, writer: str) -> str:
+        return f"case-set:{name}:{count}:{seed}:{writer}"

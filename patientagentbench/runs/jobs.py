@@ -257,11 +257,17 @@ def _claim_and_batch(kind: JobKind, job_id: int) -> tuple:
     return row
 
 
-def charge(kind: JobKind, batch_id: int | None, cost: Decimal) -> None:
-    """The call's cost added to the batch's spend (a job without a batch has its spend bounded
-    before it is queued)."""
-    if cost and kind.batched:
+def charge(
+    kind: JobKind, batch_id: int | None, cost: Decimal, job_claim: Claim | None = None
+) -> None:
+    """The call's cost added to the batch's spend as it happens; a job without a batch (its
+    spend is bounded before it is queued) adds it to its own."""
+    if not cost:
+        return
+    if kind.batched:
         kind.batch_model.objects.filter(pk=batch_id).update(spent=F("spent") + cost)
+    elif job_claim is not None:
+        kind.jobs().filter(pk=job_claim.pk).update(cost=F("cost") + cost)
 
 
 def timeout_for(model: ModelConfig) -> float:
@@ -357,6 +363,7 @@ class GuardedProvider:
             self.kind,
             self.batch_id,
             self.model.cost_of(completion.tokens_in, completion.tokens_out),
+            self.claim,
         )
         return completion
 

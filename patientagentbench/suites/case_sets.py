@@ -93,14 +93,38 @@ def writer_provider(writer: str):
     return None if model is None else jobs.provider_for(model)
 
 
-def start_generation(*, name: str, count: int, seed: int, writer: str, created_by) -> CaseSetJob:
-    """Record a generation job and send it to a worker once the row is committed;
-    `job.unsent` is 1 when the broker refused it (it stays queued: `jobs.broker_away`)."""
-    job = CaseSetJob.objects.create(
-        name=name, count=count, seed=seed, writer=writer, created_by=created_by
+def start_generation(
+    *, name: str, count: int, seed: int, writer: str, created_by
+) -> tuple[CaseSetJob, bool]:
+    """The generation job of this set, and whether it was queued now. A set is asked for
+    once: asking again for one queued, running or done queues nothing (a second click), and
+    one that ended in an error is queued again. A queued job is sent to a worker once its row
+    is committed; `job.unsent` is 1 when the broker refused it (it stays queued:
+    `jobs.broker_away`)."""
+    job, created = CaseSetJob.objects.get_or_create(
+        key=CaseSetJob.key_for(name, count, seed, writer),
+        defaults={
+            "name": name,
+            "count": count,
+            "seed": seed,
+            "writer": writer,
+            "created_by": created_by,
+        },
     )
+    job.unsent = 0
+    if not created and not _queue_again_after_error(job):
+        return job, False
     jobs.dispatch_on_commit(CASE_SETS, job, 1)
-    return job
+    return job, True
+
+
+def _queue_again_after_error(job: CaseSetJob) -> bool:
+    """Its attempts are kept: each retry is one more claim on the same count."""
+    errored = CaseSetJob.objects.filter(pk=job.pk, status=CaseSetJob.Status.ERROR)
+    if not errored.update(status=CaseSetJob.Status.QUEUED, error="", worker="", finished_at=None):
+        return False
+    job.refresh_from_db()
+    return True
 
 
 def run_generation_job(job_id: int, worker: str = "") -> None:
@@ -126,7 +150,7 @@ def run_generation_job(job_id: int, worker: str = "") -> None:
     except EndConversation:
         log.warning("case set job %s was taken back from this worker; it stopped", job_id)
     except Exception as exc:  # noqa: BLE001 - the researcher sees why it failed
-        _finish(job_claim, status=CaseSetJob.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+        _finish(job_claim, status=CaseSetJob.Status.ERROR, error=f"{type(exc).__name__}: {exc}")
 
 
 # The task shape every job shares (acknowledged late, rejected when its worker is lost).
@@ -143,7 +167,7 @@ CASE_SETS = jobs.JobKind(
     noun="case set generation",
     job_model=CaseSetJob,
     task_name="patientagentbench.suites.case_sets.generate_case_set_job",
-    job_given_up={"status": CaseSetJob.Status.FAILED},
+    job_given_up={"status": CaseSetJob.Status.ERROR},
 )
 # Lost generations are queued again (or failed after JOB_MAX_ATTEMPTS) by the workers'
 # heartbeat, and queued ones sent again when a worker is lost, as traces and judge jobs are.

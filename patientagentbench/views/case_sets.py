@@ -88,13 +88,20 @@ def case_set_list(request):
     form = GenerateForm(request.POST or None, may_use_models=has_role(request.user, ADMIN))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        job = start_generation(
+        job, queued = start_generation(
             name=data["name"],
             count=data["count"],
             seed=data["seed"],
             writer=data["writer"],
             created_by=request.user,
         )
+        if not queued:
+            messages.info(
+                request,
+                f"Case set {job.name} was already asked for with these settings "
+                f"({job.get_status_display().lower()}); nothing new was queued.",
+            )
+            return redirect("case_set_list")
         note = ""
         if form.writer_model is not None:
             bound = writer_cost_bound(form.writer_model, job.count)

@@ -412,6 +412,6 @@ def test_a_case_set_whose_worker_dies_every_time_fails_with_the_reason(generatio
     )
     workers.recover_lost_work()
     job.refresh_from_db()
-    assert job.status == "failed" and job.worker == ""
+    assert job.status == "error" and job.worker == ""
     assert f"case set generation stopped {settings.JOB_MAX_ATTEMPTS} times" in job.error
     assert generations == []

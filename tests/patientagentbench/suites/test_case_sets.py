@@ -1,6 +1,7 @@
 """Case sets end to end: generate, validate, run with simulated agents and patients, pages."""
 
 import json
+from dataclasses import replace
 from io import StringIO
 
 import pytest
@@ -194,7 +195,7 @@ def test_a_generation_job_runs_once_and_keeps_its_error(db):
     run_generation_job(job.pk)
     run_generation_job(job.pk)
     job.refresh_from_db()
-    assert job.status == CaseSetJob.Status.FAILED and "no-such-model" in job.error
+    assert job.status == CaseSetJob.Status.ERROR and "no-such-model" in job.error
     assert not Suite.objects.filter(name="x-set").exists()
 
 
@@ -213,7 +214,7 @@ def model_writer(db, monkeypatch):
             calls.append(1)
             if len(calls) == self.taken_back_at:
                 CaseSetJob.objects.filter(status="running").update(status="queued", worker="")
-            return super().complete(*args, **kwargs)
+            return replace(super().complete(*args, **kwargs), tokens_in=1500, tokens_out=400)
 
     writer = CountedWriter()
     monkeypatch.setattr("patientagentbench.runs.jobs.provider_for", lambda model: writer)
@@ -256,3 +257,49 @@ def test_a_generation_taken_back_mid_writing_makes_no_further_call_and_stores_no
     job.refresh_from_db()
     assert (job.status, job.attempts) == ("done", 2)
     assert Suite.objects.get(name="taken-set").tasks.count() == 6
+
+
+def test_the_same_set_asked_for_twice_makes_one_job_and_an_errored_one_is_queued_again(
+    client, researcher, django_capture_on_commit_callbacks, monkeypatch
+):
+    from patientagentbench.models import CaseSetJob
+    from patientagentbench.suites import case_sets
+
+    sent = []
+    monkeypatch.setattr(case_sets.generate_case_set_job, "delay", sent.append)
+    client.force_login(researcher)
+    form = {"name": "twice", "count": 5, "seed": 2, "writer": "template"}
+    with django_capture_on_commit_callbacks(execute=True):
+        first = client.post(reverse("case_set_list"), form, follow=True)
+        second = client.post(reverse("case_set_list"), form, follow=True)  # a second click
+    job = CaseSetJob.objects.get()
+    assert sent == [job.pk] and job.key == "case-set:twice:5:2:template"
+    assert "Generating case set twice" in first.content.decode()
+    assert "already asked for with these settings (queued)" in second.content.decode()
+
+    CaseSetJob.objects.filter(pk=job.pk).update(status="error", error="boom", attempts=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("case_set_list"), form)
+    job.refresh_from_db()
+    assert sent == [job.pk, job.pk] and CaseSetJob.objects.count() == 1
+    assert (job.status, job.error, job.attempts) == ("queued", "", 1)
+    case_sets.run_generation_job(job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("done", 2) and job.suite.tasks.count() == 5
+
+
+def test_a_model_writers_calls_are_charged_to_its_generation(model_writer):
+    from decimal import Decimal
+
+    from patientagentbench.models import CaseSetJob, ModelConfig
+    from patientagentbench.suites.case_sets import run_generation_job
+
+    ModelConfig.objects.filter(name="writer-model").update(
+        price_in=Decimal("2.50"), price_out=Decimal("10.00")
+    )
+    job = CaseSetJob.objects.create(name="paid-set", count=3, seed=3, writer="writer-model")
+    run_generation_job(job.pk, worker="w@host#1#aa")
+    job.refresh_from_db()
+    assert job.status == "done" and len(model_writer.calls) == 3
+    # Each call: 1,500 tokens in at $2.50 and 400 out at $10.00 per million.
+    assert job.cost == 3 * Decimal("0.00775")
