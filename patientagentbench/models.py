@@ -209,8 +209,9 @@ class Run(models.Model):
 
 
 class Job(models.Model):
-    """What every background job in a batch has (`runs.jobs`): an idempotency key, a claim
-    (status, the worker process holding it, one attempt per claim) and its outcome."""
+    """What every background job has (`runs.jobs`): a trace, a judge job, a case set's
+    generation. An idempotency key, a claim (status, the worker process holding it, one
+    attempt per claim) and its outcome."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
