@@ -43,7 +43,7 @@ class PlanRequest:
         default = cls()
         return cls(
             pilot=parse_id(str(query.get("pilot") or "")),
-            items=_numbers(query.get("items"), default.items, 2, 5000),
+            items=_numbers(query.get("items"), default.items, planning.MIN_INTERVAL_ITEMS, 5000),
             overlaps=_numbers(query.get("overlaps"), default.overlaps, 2, 20),
             target=_target(query.get("target"), default.target),
             panel=parse_id(str(query.get("panel") or "")),

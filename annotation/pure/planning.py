@@ -52,6 +52,7 @@ from annotation.pure.agreement import (
     ordinal_distances,
     split_by_dimension,
 )
+from annotation.pure.envelope import MIN_INTERVAL_ITEMS
 from ratings.scale import SCORES
 
 QUANTILES = (0.5, 0.8, 0.9)
@@ -206,8 +207,9 @@ def variance_inflation(pilot_items: int) -> float:
 
 
 def _check_design(items_options, overlap_options, quantile: float) -> None:
-    if not items_options or min(items_options) < 2:
-        raise ValueError("every items option must be 2 or more")
+    if not items_options or min(items_options) < MIN_INTERVAL_ITEMS:
+        # The dashboards give no interval on fewer items (envelope.MIN_INTERVAL_ITEMS).
+        raise ValueError(f"every items option must be {MIN_INTERVAL_ITEMS} or more")
     if not overlap_options or min(overlap_options) < 2:
         raise ValueError("every overlap must be 2 or more: agreement needs two clinicians")
     if not 0 < quantile < 1:

@@ -494,14 +494,16 @@ class TestPilot:
         study = pilot["study"]
         form = client.get(reverse("research_dashboard_planner"))
         assert "Dash pilot (study, open)" in form.content.decode()
-        url = reverse("research_dashboard_planner") + f"?pilot={study.pk}&items=4,8&overlaps=2,3"
+        url = reverse("research_dashboard_planner") + f"?pilot={study.pk}&items=6,8&overlaps=2,3"
         response = client.get(url, headers={"HX-Request": "true"})
         assert response.status_code == 200
         body = response.content.decode()
         assert 'id="result"' in body and "<html" not in body
-        plan = dashboards.plan_data(PlanRequest(pilot=study.pk, items=(4, 8), overlaps=(2, 3)))
+        plan = dashboards.plan_data(PlanRequest(pilot=study.pk, items=(6, 8), overlaps=(2, 3)))
         designs = plan["tables"]["designs"]["rows"]
-        assert [(row[0], row[1]) for row in designs] == [(4, 2), (4, 3), (8, 2), (8, 3)]
+        assert [(row[0], row[1]) for row in designs] == [(6, 2), (8, 2), (6, 3), (8, 3)]
+        # No design of fewer items than an interval needs (the pages would show none).
+        assert PlanRequest.from_query({"items": "4, 8"}).items == (8,)
         assert 'data-testid="recommended"' in body
         assert plan["quantile"] == 0.8 and "80%" in body
 
@@ -511,14 +513,14 @@ class TestPilot:
         client.force_login(researcher)
         study = pilot["study"]
         url = reverse("research_dashboard_planner")
-        query = f"?pilot={study.pk}&items=4,8&overlaps=2,4&quantile=90"
+        query = f"?pilot={study.pk}&items=6,8&overlaps=2,4&quantile=90"
         body = client.get(url + query).content.decode()
         assert '<option value="0.9" selected>' in body
         assert 'data-testid="pilot-warning"' in body and "only 6 items" in body
         assert "no pilot item has 4 clinicians" in body
         plan = dashboards.plan_data(
             PlanRequest.from_query(
-                {"pilot": study.pk, "items": "4, 8", "overlaps": "2, 4", "quantile": "0.9"}
+                {"pilot": study.pk, "items": "6, 8", "overlaps": "2, 4", "quantile": "0.9"}
             )
         )
         assert plan["quantile"] == 0.9 and plan["warning"]

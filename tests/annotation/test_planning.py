@@ -196,7 +196,7 @@ def test_every_missing_width_has_a_reason(scores, with_jury):
         ratings += [
             Rating(f"i{i}", "panel", d, s, kind="jury") for i, c, d, s in scores if c == "A"
         ]
-    plan = plan_study(ratings, [5, 10], [2, 3], 0.3, 0, n_sim=12, n_boot=30, pilot_resamples=4)
+    plan = plan_study(ratings, [6, 10], [2, 3], 0.3, 0, n_sim=12, n_boot=30, pilot_resamples=4)
     for row in plan.rows:
         assert (row.alpha_width is None) == (row.alpha_reason is not None)
         if row.difference_width is None:
