@@ -5,6 +5,7 @@ import threading
 import time
 
 import pytest
+from django.db import connections
 
 from jury.models import JuryRun
 from jury.scoring import JUDGE_JOBS, launch_jury
@@ -39,10 +40,14 @@ def most_at_once(judge, jury_run: JuryRun, callers: int = 3) -> int:
     guarded = jobs.GuardedProvider(
         judge.model, JUDGE_JOBS, jury_run.pk, provider=slow, caller_slot=judge.concurrency_slot
     )
-    threads = [
-        threading.Thread(target=guarded.complete, args=([], [], 0.0, CallContext(seed=i)))
-        for i in range(callers)
-    ]
+
+    def call(seed: int) -> None:
+        try:
+            guarded.complete([], [], 0.0, CallContext(seed=seed))
+        finally:  # the thread's database connection, or the test database cannot be dropped
+            connections.close_all()
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(callers)]
     for thread in threads:
         thread.start()
     for thread in threads:
