@@ -6,10 +6,10 @@ from lost workers, resend after a broker outage, wait on the command line — is
 here, so the kinds cannot drift apart.
 
 A batch row has `status` (its model's ACTIVE statuses are the live ones), `spend_limit`,
-`spent` and `finished_at`; a job row has the fields of `models.Job` (`status`, `worker`,
-`attempts`, `started_at`, `finished_at`, `error`). A kind without a batch has only the steps
-of one job: send, claim, the claim checked before each paid call, take back from lost
-workers, resend.
+`spent` and `finished_at`; a job row has the fields of `models.Job` (its key, its claim, its
+outcome and cost). A kind without a batch has only the steps of one job: send, claim, the
+claim checked before each paid call, its cost added to its own, take back from lost workers,
+resend.
 """
 
 from __future__ import annotations
