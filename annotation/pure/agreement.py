@@ -595,8 +595,8 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
 # within them: when every item's scores average the same, only the clinicians' disagreement
 # is left, and two clinicians who always give 3 and 4 read as a correlation of −1.00.
 _NO_ITEM_VARIATION = (
-    "not enough evidence: every item's scores average the same, so a correlation pooled over "
-    "both orders would only measure the clinicians' disagreement"
+    f"{NOT_ENOUGH}: every item's scores average the same, so a correlation pooled over both "
+    "orders would only measure the clinicians' disagreement"
 )
 
 

@@ -231,10 +231,8 @@ def clinician_kappa(
     figure = _figure(point[0], draws, 0, len(items), level, method, _at(spread, 0))
     if figure.ci is not None and zero_width(figure.low, figure.high):
         return Figure(figure.value, n_items=figure.n_items, reason=no_width(figure.n_items))
-    if figure.ci is not None and figure.n_items < MIN_INTERVAL_ITEMS:
-        return Figure(
-            figure.value, n_items=figure.n_items, reason=too_few_for_interval(figure.n_items)
-        )
+    if figure.n_items < MIN_INTERVAL_ITEMS:
+        return _without_bootstrap_interval(figure)
     return figure
 
 
