@@ -288,6 +288,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     # the filesystem transport ignores the host, so name one and keep the logs quiet.
     if CELERY_BROKER_URL.rstrip("/") == "filesystem:":
         CELERY_BROKER_URL = "filesystem://localhost/"
+    # kombu's transport writes a message in place and a poller can take it empty (config.broker).
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
     for sub in ("in", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {

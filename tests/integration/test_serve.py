@@ -122,3 +122,58 @@ def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path, stop, m
             not Path(f"/proc/{child}").exists()
             or "zombie" in Path(f"/proc/{child}/status").read_text()
         )
+
+
+def test_serve_keeps_its_worker_through_an_unreadable_message_and_runs_the_next_job(
+    tmp_path, migrated
+):
+    """The demo's worker died on kombu's filesystem transport when it took a message file
+    that was still empty (config.broker); the jobs behind it waited for a worker by hand."""
+    env = serve_env(tmp_path)
+    for part in migrated.parent.glob("db.sqlite3*"):
+        shutil.copyfile(part, tmp_path / part.name)
+    for setup in (
+        ["install_suites"],
+        ["add_model", "sim-steady", "--provider", "simulated", "--model", "sim-steady"],
+    ):
+        subprocess.run([sys.executable, "manage.py", *setup], cwd=ROOT, env=env, check=True)
+    log = (tmp_path / "serve.log").open("w")
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(free_port()), "--concurrency", "1"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+    def worker() -> int | None:
+        found = [pid for pid, cmd in children(serve.pid).items() if " celery " in f" {cmd} "]
+        return found[0] if found else None
+
+    try:
+        first = eventually(worker, 30, "a worker starting")
+        # What a poller finds between kombu's open() and write(): the oldest file, empty.
+        (tmp_path / "broker" / "in" / "0000_still-empty.celery.msg").touch()
+        launched = subprocess.run(
+            [sys.executable, "manage.py", "run_benchmark", "--suite", "office-19"]
+            + ["--models", "sim-steady", "--runs", "1", "--tasks", "retrieve-001", "--wait"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert launched.returncode == 0, launched.stdout + launched.stderr
+        assert worker() == first
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(serve.pid, signal.SIGTERM)
+        serve.wait(timeout=30)
+        log.close()
+    output = (tmp_path / "serve.log").read_text()
+    assert "The worker stopped" not in output
+    assert "0000_still-empty.celery.msg could not be read" in output
+    assert (
+        tmp_path / "broker" / "processed" / "unreadable" / "0000_still-empty.celery.msg"
+    ).exists()
