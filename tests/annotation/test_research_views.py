@@ -617,6 +617,90 @@ def test_a_new_round_can_adopt_an_earlier_rounds_consensus(client, researcher, s
     assert "triage_quality" not in same.reference
 
 
+def _round_from(client, source, clinicians):
+    """Post the new-round form with an earlier round as source; the page it lands on."""
+    return client.post(
+        reverse("research_round_new"),
+        {
+            "name": "Round 2",
+            "source": "round",
+            "source_round": source.pk,
+            "seed": 1,
+            "clinicians": [c.pk for c in clinicians],
+            "feedback": "end",
+            "min_exact": 0.5,
+            "min_adjacent": 0.8,
+            "min_alpha": 0.4,
+        },
+        follow=True,
+    )
+
+
+def _qualify(clinician, round_):
+    Qualification.objects.create(
+        clinician=clinician,
+        round=round_,
+        rubric_name=round_.rubric_name,
+        rubric_version=round_.rubric_version,
+        track=clinician.track,
+        results={},
+        passed=True,
+    )
+
+
+def test_a_consensus_counts_only_qualified_clinicians_and_says_what_it_left_out(
+    client, researcher, scored_round
+):
+    study, close, far = scored_round
+    client.force_login(researcher)
+    body = _round_from(client, study, [close, far]).content.decode()
+    second = Study.objects.get(name="Round 2")
+    assert not second.items.exclude(reference=None).exists()
+    assert "4 items got no consensus: no qualified clinician scored it there" in body
+    assert f"Not counted, as not qualified: {', '.join(sorted([close.code, far.code]))}" in body
+
+
+def test_a_consensus_resting_on_one_qualified_clinician_is_flagged(
+    client, researcher, scored_round
+):
+    study, close, far = scored_round
+    _qualify(close, study)
+    client.force_login(researcher)
+    body = _round_from(client, study, [close, far]).content.decode()
+    second = Study.objects.get(name="Round 2")
+    # far's scores (2 or more away everywhere) would have made every dimension a dispute.
+    references = [2, 4, 5, 1]
+    for item, score in zip(study.items.order_by("pk"), references, strict=True):
+        same = second.items.get(trace_id=item.trace_id)
+        assert {entry["score"] for entry in same.reference.values()} == {score}
+    assert "4 items took a consensus that rests on a single clinician" in body
+    assert f"Not counted, as not qualified: {far.code}" in body
+
+
+def test_the_references_page_says_whom_a_consensus_rests_on_before_adopting(
+    client, researcher, scored_round
+):
+    study, close, far = scored_round
+    target = create_study(
+        StudySpec(name="Round 2", kind=Study.Kind.CALIBRATION, overlap={"clinical": 2}),
+        list(study.items.values_list("trace_id", flat=True)),
+        [close, far],
+        researcher,
+    )
+    client.force_login(researcher)
+    page = client.get(reverse("research_references", args=[target.pk])).content.decode()
+    assert "0 of 2 clinicians qualified" in page and "none of its 2 clinicians is qualified" in page
+    reply = client.post(
+        reverse("research_references", args=[target.pk]),
+        {"source": study.pk, "include_unqualified": "on"},
+        follow=True,
+    ).content.decode()
+    assert "0 of 4 items took the consensus" in reply and "every clinician counted" in reply
+    assert "4 items got no consensus: every dimension is disputed with no decision yet" in reply
+    counted = ", ".join(sorted([close.code, far.code]))
+    assert f"counts clinicians who are not qualified for this rubric version: {counted}" in reply
+
+
 # --- adjudication -----------------------------------------------------------------------------
 
 
