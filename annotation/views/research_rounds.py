@@ -55,7 +55,11 @@ def _create(request, form: RoundForm) -> Study | None:
         min_alpha=data["min_alpha"],
     )
     try:
-        study = create_study(spec, form.chosen_traces(), list(data["clinicians"]), request.user)
+        traces = form.chosen_traces()
+        # Counted before the round exists: its own items would count as already taught.
+        repeats = form.repeats(traces) if data["source"] != "sample" else {}
+        left_out = form.left_out(_run_ids(data)) if data["source"] == "sample" else 0
+        study = create_study(spec, traces, list(data["clinicians"]), request.user)
     except (StudyError, forms.ValidationError) as exc:
         form.add_error(None, exc.messages if hasattr(exc, "messages") else str(exc))
         return None
@@ -77,7 +81,23 @@ def _create(request, form: RoundForm) -> Study | None:
             messages.warning(request, warning)
     for warning in names_shown_to_clinicians(study):
         messages.warning(request, warning)
+    if left_out:
+        messages.info(
+            request,
+            f"The sampler left out {left_out} conversation{'s' if left_out != 1 else ''} the "
+            "chosen clinicians were already calibrated on in an earlier round.",
+        )
+    for code, n in repeats.items():
+        messages.warning(
+            request,
+            f"{code} was already calibrated on {n} of these {len(traces)} conversations in an "
+            "earlier round and has seen their reference: a repeat tests memory.",
+        )
     return study
+
+
+def _run_ids(data) -> list[int] | None:
+    return [run.pk for run in data.get("runs") or []] or None
 
 
 @role_required(*STAFF_ROLES)
