@@ -3,8 +3,8 @@
 A draft is invisible to clinicians. It opens only when its checklist holds: every reference
 item has a complete reference, every clinician of a study that requires calibration holds a
 qualification, each track has enough clinicians for its clinicians-per-item setting, and a
-round's every clinician could pass it (`qualification.round_blockers`: scoring exactly as the
-reference does would meet the round's rule, its alpha included).
+round's every clinician could pass it (`qualification.round_blockers`: the round's rule, its
+alpha included, run on the best case of its design).
 Closing a calibration round writes each clinician's qualification record, once.
 """
 

@@ -77,20 +77,17 @@ def _scored_dimensions(study: Study) -> set[str]:
 # --- whether a round's design can qualify its clinicians -------------------------------------
 
 
-def design_blockers(
-    clinicians, rubric: Rubric, references: dict[str, dict], thresholds: Thresholds
-) -> list[str]:
-    """Why some of these clinicians could not pass a round on these items even by scoring
-    every item exactly as its reference does (empty: each can). `references` keys items;
-    a dimension without a reference takes a stand-in, since the references check covers it."""
-    stand_ins = stand_in_references(len(references), [d.key for d in rubric.scored])
-    filled = {
-        item: {**stand_in, **(reference or {})}
-        for (item, reference), stand_in in zip(references.items(), stand_ins.values(), strict=True)
-    }
+def design_blockers(clinicians, rubric: Rubric, n_items: int, thresholds: Thresholds) -> list[str]:
+    """Why some of these clinicians could not pass a round of `n_items` items whatever anyone
+    scored (empty: each could). The round's own rule is run on its best case: references
+    that vary, every clinician scoring exactly as they do. What fails there (one clinician on
+    a track, one item: alpha has nothing to compare) fails on any scores. The references
+    written are left out on purpose: a clinician can still pass on flat references when the
+    others' scores vary, so judging them here would refuse rounds that can qualify."""
+    references = stand_in_references(n_items, [d.key for d in rubric.scored])
     raters = {c.code: [d.key for d in rubric.scored if d.track in c.tracks] for c in clinicians}
     by_reason: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-    for code, reasons in cannot_qualify(raters, filled, thresholds).items():
+    for code, reasons in cannot_qualify(raters, references, thresholds).items():
         for reason, dimensions in reasons.items():
             labels = tuple(rubric.label(d) for d in dimensions)
             by_reason.setdefault((reason, labels), []).append(code)
@@ -103,11 +100,7 @@ def design_blockers(
 
 
 def round_blockers(study: Study, clinicians) -> list[str]:
-    """`design_blockers` for a round as it stands: its items and the references written."""
-    references = {
-        str(pk): {d: (entry or {}).get("score") for d, entry in (reference or {}).items()}
-        for pk, reference in Item.objects.filter(study=study).values_list("pk", "reference")
-    }
+    """`design_blockers` for a round as it stands: its clinicians and its items."""
     thresholds = Thresholds(study.min_exact, study.min_adjacent, study.min_alpha)
     rubric = load_rubric(study.rubric_name, study.rubric_version)
-    return design_blockers(clinicians, rubric, references, thresholds)
+    return design_blockers(clinicians, rubric, study.items.count(), thresholds)

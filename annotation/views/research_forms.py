@@ -326,18 +326,15 @@ class RoundForm(SampleForm):
         scoring as the reference (one clinician, one item: alpha has nothing to compare)."""
         if data.get("min_alpha") is None or not data.get("clinicians"):
             return
-        items = self._planned_items(data)
-        references = {f"planned-{i}": {} for i in range(items)}
         thresholds = Thresholds(data["min_exact"], data["min_adjacent"], data["min_alpha"])
-        blockers = design_blockers(data["clinicians"], load_rubric(), references, thresholds)
+        items = self._planned_items(data)
+        blockers = design_blockers(data["clinicians"], load_rubric(), items, thresholds)
         if blockers:
+            # One message: the errors' list is laid out in columns, which splits a sentence.
             self.add_error(
                 None,
-                [
-                    "This round could not qualify everyone it serves; change the clinicians or "
-                    "the number of conversations."
-                ]
-                + blockers,
+                "This round could not qualify everyone it serves; change the clinicians or "
+                "the number of conversations. " + " ".join(blockers),
             )
 
     @staticmethod

@@ -197,13 +197,16 @@ def test_a_round_that_cannot_qualify_its_clinician_does_not_open(traces, researc
     lifecycle.open_study(pair, researcher)
 
 
-def test_a_round_whose_references_never_vary_cannot_qualify_anyone(traces, researcher):
-    round_ = make_round(traces, [make_clinician("dr-a"), make_clinician("dr-b")], researcher)
-    for item in round_.items.all():
-        item.reference = {k: {"score": 3, "why": "flat"} for k in REFERENCE[0]}
-        item.save(update_fields=["reference"])
+def test_a_round_on_one_item_cannot_qualify_anyone(traces, researcher):
+    pair = [make_clinician("dr-a"), make_clinician("dr-b")]
+    round_ = create_study(
+        StudySpec(name="R", kind=Study.Kind.CALIBRATION, overlap={"clinical": 2}),
+        [traces[0].pk],
+        pair,
+        researcher,
+    )
     detail = {c.label: c for c in lifecycle.checklist(round_)}["Qualification reachable"].detail
-    assert "no variation: every score on shared items was 3" in detail
+    assert "only 1 item has scores from 2 or more clinicians" in detail
 
 
 def test_a_clinician_who_met_every_target_is_not_told_to_reread_the_anchors(
