@@ -255,7 +255,8 @@ class RoundForm(SampleForm):
         queryset=Study.objects.none(),
         required=False,
         label="Earlier round",
-        help_text="Its conversations, with the consensus as reference scores.",
+        help_text="Its conversations, with the consensus of its qualified clinicians as "
+        "reference scores; the next page says whom it rests on and what it left out.",
     )
     clinicians = ClinicianChoice(queryset=Clinician.objects.none(), widget=CHOICES)
     feedback = forms.ChoiceField(choices=Study.Feedback.choices, initial=Study.Feedback.IMMEDIATE)
