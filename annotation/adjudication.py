@@ -20,8 +20,9 @@ from datetime import datetime
 from django.db import transaction
 
 from annotation import audit
-from annotation.models import Adjudication, Item, Study, Submission
+from annotation.models import Adjudication, Clinician, Item, Study, Submission
 from annotation.pure.calibration import disagreements
+from annotation.qualification import is_qualified
 from annotation.reviewing import ReviewMaterial, material_for
 from ratings.rubric import Level, Rubric, cached_rubric
 from ratings.scale import SCORES
@@ -206,22 +207,33 @@ def set_reference(item: Item, reference: dict[str, dict], actor) -> None:
     )
 
 
-def consensus(study: Study) -> dict[int, dict[str, dict]]:
+def consensus(study: Study, counted: set[str] | None = None) -> dict[int, dict[str, dict]]:
     """Item id → dimension → {"score", "why"}: the newest adjudication where there is one;
-    else, where the clinicians did not dispute the dimension, the mean of their numeric
-    scores rounded half up (2.5 → 3, never to even), or not applicable when all said so.
-    A dispute nobody has decided yet gives no consensus on that dimension."""
+    else, where the counted clinicians (every one when `counted` is None) did not dispute the
+    dimension, the mean of their numeric scores rounded half up (2.5 → 3, never to even), or
+    not applicable when all said so. A dispute nobody has decided yet gives no consensus."""
+    return {
+        item_id: {dimension: entry for dimension, (entry, _n) in entries.items()}
+        for item_id, entries in _consensus(study, counted).items()
+    }
+
+
+def _consensus(study: Study, counted: set[str] | None) -> dict[int, dict[str, tuple[dict, int]]]:
+    """`consensus` with, beside each entry, how many clinicians it rests on (0: a decision)."""
     rubric = rubric_of(study)
     decisions = latest_decisions(study)
-    result: dict[int, dict[str, dict]] = {}
-    for item_id, rows in current_submissions(study).items():
-        scores = {row["assignment__clinician__code"]: row["scores"] for row in rows}
+    result: dict[int, dict[str, tuple[dict, int]]] = {}
+    counted_scores = _counted_scores(study, counted)
+    # A researcher's decision stands whoever scored the item; it needs no counted clinician.
+    item_ids = sorted(set(counted_scores) | {item_id for item_id, _d in decisions})
+    for item_id in item_ids:
+        scores = counted_scores.get(item_id, {})
         disputed = set(disagreements(scores, study.adjudication_threshold))
         entries = {}
         for dimension in (d.key for d in rubric.scored):
             decision = decisions.get((item_id, dimension))
             if decision is not None:
-                entries[dimension] = {"score": decision.score, "why": decision.reason}
+                entries[dimension] = ({"score": decision.score, "why": decision.reason}, 0)
             elif dimension not in disputed:
                 agreed = _agreed(dimension, scores)
                 if agreed is not None:
@@ -231,35 +243,136 @@ def consensus(study: Study) -> dict[int, dict[str, dict]]:
     return result
 
 
-def _agreed(dimension: str, scores: dict[str, dict]) -> dict | None:
-    given = {code: s[dimension] for code, s in scores.items() if dimension in s}
-    if not given:
-        return None
-    numeric = [v for v in given.values() if v is not None]
-    codes = ", ".join(sorted(given))
-    if not numeric:
-        return {"score": None, "why": f"Not applicable for every clinician ({codes})."}
-    mean = sum(numeric) / len(numeric)
+def _counted_scores(study: Study, counted: set[str] | None) -> dict[int, dict[str, dict]]:
+    """Item id → clinician code → scores, over the counted clinicians' current submissions."""
     return {
-        "score": math.floor(mean + 0.5),
-        "why": f"Consensus of {codes}: " + ", ".join(str(v) for v in numeric) + ".",
+        item_id: scores
+        for item_id, rows in current_submissions(study).items()
+        if (
+            scores := {
+                row["assignment__clinician__code"]: row["scores"]
+                for row in rows
+                if counted is None or row["assignment__clinician__code"] in counted
+            }
+        )
     }
 
 
-def adopt_consensus(target: Study, source: Study, actor) -> int:
+def _agreed(dimension: str, scores: dict[str, dict]) -> tuple[dict, int] | None:
+    # The rationale becomes feedback a clinician reads: it names no clinician and no
+    # individual score, only how many agreed (and not even that when it is one person).
+    given = [s[dimension] for s in scores.values() if dimension in s]
+    if not given:
+        return None
+    numeric = [v for v in given if v is not None]
+    if not numeric:
+        return {"score": None, "why": _consensus_why(len(given), applicable=False)}, len(given)
+    mean = sum(numeric) / len(numeric)
+    score = math.floor(mean + 0.5)
+    return {"score": score, "why": _consensus_why(len(numeric), applicable=True)}, len(numeric)
+
+
+def _consensus_why(clinicians: int, applicable: bool) -> str:
+    if clinicians == 1:
+        return "Taken from an earlier round's scoring."
+    if not applicable:
+        return f"Not applicable: the consensus of {clinicians} clinicians in an earlier round."
+    return f"The consensus of {clinicians} clinicians in an earlier round (their mean, rounded half up)."
+
+
+# Why a target item got no consensus from the source round.
+NOT_IN_SOURCE = "its conversation is not in that round"
+NOBODY_COUNTED = "no qualified clinician scored it there"
+NOBODY_SCORED = "no clinician scored it there"
+ALL_DISPUTED = "every dimension is disputed with no decision yet"
+
+
+@dataclass(frozen=True)
+class ConsensusBasis:
+    """Whom a round's consensus would rest on: its clinicians with a current submission, and
+    which of them hold a qualification for the round's rubric version."""
+
+    clinicians: tuple[str, ...]
+    qualified: tuple[str, ...]
+
+    @property
+    def unqualified(self) -> tuple[str, ...]:
+        return tuple(c for c in self.clinicians if c not in self.qualified)
+
+    def counted(self, include_unqualified: bool) -> set[str]:
+        return set(self.clinicians if include_unqualified else self.qualified)
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """What adopting a consensus did, for the researcher to read."""
+
+    adopted: int
+    items: int
+    missing: dict[str, int]  # why an item got no consensus → how many items
+    single: int  # items whose consensus rests on one clinician on some dimension
+    counted_unqualified: tuple[str, ...]  # codes counted although not qualified
+    basis: ConsensusBasis
+
+
+def consensus_basis(source: Study) -> ConsensusBasis:
+    clinicians = (
+        Clinician.objects.filter(
+            assignments__item__study=source, assignments__submissions__isnull=False
+        )
+        .distinct()
+        .order_by("code")
+    )
+    codes = tuple(c.code for c in clinicians)
+    qualified = tuple(
+        c.code for c in clinicians if is_qualified(c, source.rubric_name, source.rubric_version)
+    )
+    return ConsensusBasis(codes, qualified)
+
+
+def adopt_consensus(target: Study, source: Study, actor, include_unqualified=False) -> Adoption:
     """Give the target's items the consensus of the same conversations in `source` as their
-    reference. Returns how many items got one."""
-    agreed = consensus(source)
+    reference. Only qualified clinicians' scores count unless `include_unqualified`: a
+    reference is what clinicians are taught, and an unqualified clinician's reading of the
+    rubric is what calibration exists to check."""
+    basis = consensus_basis(source)
+    counted = basis.counted(include_unqualified)
+    agreed = _consensus(source, counted)
+    scored, scored_by_counted = (
+        set(current_submissions(source)),
+        set(_counted_scores(source, counted)),
+    )
     by_trace = dict(Item.objects.filter(study=source).values_list("trace_id", "pk"))
-    adopted = 0
+    adopted, single, missing = 0, 0, defaultdict(int)
+    items = list(Item.objects.filter(study=target).select_related("study"))
     with transaction.atomic():
-        for item in Item.objects.filter(study=target).select_related("study"):
-            reference = agreed.get(by_trace.get(item.trace_id, -1))
-            if reference:
-                set_reference(item, reference, actor)
-                adopted += 1
-        audit.record(actor, "consensus_adopted", study=target, source=source.pk, items=adopted)
-    return adopted
+        for item in items:
+            source_item = by_trace.get(item.trace_id)
+            entries = agreed.get(source_item, {})
+            if not entries:
+                missing[_why_none(source_item, scored, scored_by_counted)] += 1
+                continue
+            set_reference(item, {d: entry for d, (entry, _n) in entries.items()}, actor)
+            adopted += 1
+            single += any(n == 1 for _entry, n in entries.values())
+        audit.record(
+            actor,
+            "consensus_adopted",
+            study=target,
+            source=source.pk,
+            items=adopted,
+            unqualified_counted=include_unqualified,
+        )
+    unqualified = basis.unqualified if include_unqualified else ()
+    return Adoption(adopted, len(items), dict(missing), single, unqualified, basis)
+
+
+def _why_none(source_item: int | None, scored: set[int], scored_by_counted: set[int]) -> str:
+    if source_item is None:
+        return NOT_IN_SOURCE
+    if source_item not in scored:
+        return NOBODY_SCORED
+    return ALL_DISPUTED if source_item in scored_by_counted else NOBODY_COUNTED
 
 
 def reference_dimensions(study: Study) -> list[str]:

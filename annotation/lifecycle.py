@@ -2,7 +2,9 @@
 
 A draft is invisible to clinicians. It opens only when its checklist holds: every reference
 item has a complete reference, every clinician of a study that requires calibration holds a
-qualification, and each track has enough clinicians for its clinicians-per-item setting.
+qualification, each track has enough clinicians for its clinicians-per-item setting, and a
+round's every clinician could pass it (`qualification.round_blockers`: the round's rule, its
+alpha included, run on the best case of its design).
 Closing a calibration round writes each clinician's qualification record, once.
 """
 
@@ -15,7 +17,7 @@ from django.utils import timezone
 
 from annotation import adjudication, audit
 from annotation.models import Assignment, Clinician, Qualification, Study
-from annotation.qualification import is_qualified, report_for
+from annotation.qualification import is_qualified, report_for, round_blockers
 from ratings.rubric import cached_rubric
 
 
@@ -32,7 +34,10 @@ class Check:
 
 def checklist(study: Study) -> list[Check]:
     """What must hold before the study opens, each with why it does or does not."""
-    return [_references(study), _qualified(study), _overlap(study)]
+    checks = [_references(study), _qualified(study), _overlap(study)]
+    if study.is_calibration:
+        checks.append(_qualification_reachable(study))
+    return checks
 
 
 def problems(study: Study) -> list[str]:
@@ -168,6 +173,15 @@ def _overlap(study: Study) -> Check:
     if short:
         return Check(label, False, "; ".join(short) + ".")
     return Check(label, True, "enough clinicians in every track.")
+
+
+def _qualification_reachable(study: Study) -> Check:
+    """A round that cannot qualify a clinician tells them "not yet" whatever they score."""
+    label = "Qualification reachable"
+    blockers = round_blockers(study, _assigned(study))
+    if blockers:
+        return Check(label, False, " ".join(blockers))
+    return Check(label, True, "each clinician can pass by scoring as the reference does.")
 
 
 def _assigned(study: Study) -> list[Clinician]:

@@ -8,9 +8,16 @@ written when a round closes (`annotation.lifecycle`), so later submissions canno
 from __future__ import annotations
 
 from annotation.models import Clinician, Item, Qualification, Study, Submission
-from annotation.pure.calibration import RoundReport, Thresholds, round_report
+from annotation.pure.calibration import (
+    RoundReport,
+    Thresholds,
+    cannot_qualify,
+    round_report,
+    stand_in_references,
+)
 from ratings.rating import Rating
 from ratings.rating import ratings_of as submission_ratings
+from ratings.rubric import Rubric
 from ratings.rubric import cached_rubric as load_rubric
 
 
@@ -65,3 +72,35 @@ def record_of(clinician: Clinician, study: Study) -> Qualification | None:
 
 def _scored_dimensions(study: Study) -> set[str]:
     return {d.key for d in load_rubric(study.rubric_name, study.rubric_version).scored}
+
+
+# --- whether a round's design can qualify its clinicians -------------------------------------
+
+
+def design_blockers(clinicians, rubric: Rubric, n_items: int, thresholds: Thresholds) -> list[str]:
+    """Why some of these clinicians could not pass a round of `n_items` items whatever anyone
+    scored (empty: each could). The round's own rule is run on its best case: references
+    that vary, every clinician scoring exactly as they do. What fails there (one clinician on
+    a track, one item: alpha has nothing to compare) fails on any scores. The references
+    written are left out on purpose: a clinician can still pass on flat references when the
+    others' scores vary, so judging them here would refuse rounds that can qualify."""
+    references = stand_in_references(n_items, [d.key for d in rubric.scored])
+    raters = {c.code: [d.key for d in rubric.scored if d.track in c.tracks] for c in clinicians}
+    by_reason: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for code, reasons in cannot_qualify(raters, references, thresholds).items():
+        for reason, dimensions in reasons.items():
+            labels = tuple(rubric.label(d) for d in dimensions)
+            by_reason.setdefault((reason, labels), []).append(code)
+    return [
+        f"{', '.join(sorted(codes))} cannot pass even by scoring exactly as the reference"
+        + (f" on {', '.join(labels)}" if labels else "")
+        + f": {reason}."
+        for (reason, labels), codes in by_reason.items()
+    ]
+
+
+def round_blockers(study: Study, clinicians) -> list[str]:
+    """`design_blockers` for a round as it stands: its clinicians and its items."""
+    thresholds = Thresholds(study.min_exact, study.min_adjacent, study.min_alpha)
+    rubric = load_rubric(study.rubric_name, study.rubric_version)
+    return design_blockers(clinicians, rubric, study.items.count(), thresholds)

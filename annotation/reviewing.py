@@ -9,6 +9,7 @@ a view. Views receive the dataclasses below and nothing else.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -550,11 +551,27 @@ def feedback_for(assignment: Assignment) -> list[FeedbackRow]:
                 label=dimension.label,
                 yours=current.scores.get(dimension.key),
                 reference=reference.get(dimension.key),
-                rationale=item.reference[dimension.key].get("why", ""),
+                rationale=rationale_for_clinicians(item.reference[dimension.key].get("why", "")),
                 verdict=_verdict(result),
             )
         )
     return rows
+
+
+# Rationales that adopting a consensus wrote before it was blinded: "Consensus of C-6FA2F3,
+# C-0A1B2C: 2, 4." and "Not applicable for every clinician (C-6FA2F3)." name clinicians and
+# their scores; rows written so are still in databases, so they are replaced when shown.
+LEGACY_CONSENSUS = re.compile(r"^(Consensus of |Not applicable for every clinician \()C-")
+LEGACY_CONSENSUS_SHOWN = "The consensus of an earlier round's clinicians."
+CLINICIAN_CODE = re.compile(r"\bC-[0-9A-F]{6}\b")
+
+
+def rationale_for_clinicians(why: str) -> str:
+    """A reference rationale as a clinician may read it: no clinician named. A researcher's
+    own words (an adjudication reason becomes a rationale) may cite a code from the queue."""
+    if LEGACY_CONSENSUS.match(why):
+        return LEGACY_CONSENSUS_SHOWN
+    return CLINICIAN_CODE.sub("a clinician", why)
 
 
 def _reference_shown(assignment: Assignment) -> bool:

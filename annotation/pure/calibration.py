@@ -268,3 +268,45 @@ def _alpha_reasons(alpha: DimensionAlpha, thresholds: Thresholds) -> list[str]:
     if alpha.alpha < thresholds.min_alpha:
         return [f"the round's alpha {alpha.alpha:.3f} is below {thresholds.min_alpha:.3f}"]
     return []
+
+
+# --- whether a round's design can qualify anyone ----------------------------------------------
+
+
+def stand_in_references(n_items: int, dimensions: Iterable[str]) -> dict[str, dict[str, int]]:
+    """References for items whose scores are not written yet: every score in turn (1, 2, 3,
+    …), the most favourable case, so only the design (people, items) can make it fail."""
+    keys = list(dimensions)
+    return {f"item-{i}": dict.fromkeys(keys, SCORES[i % len(SCORES)]) for i in range(n_items)}
+
+
+def cannot_qualify(
+    raters: dict[str, Iterable[str]],
+    reference: dict[str, dict[str, int | None]],
+    thresholds: Thresholds,
+) -> dict[str, dict[str, list[str]]]:
+    """Clinician → why they cannot pass the round even by scoring every item exactly as the
+    reference does → on which of their dimensions (`raters`: code → dimensions). The answer
+    is `round_report`'s own on that best case, so it says what the rule says."""
+    wanted = {code: list(dimensions) for code, dimensions in raters.items()}
+    best_case = [
+        Rating(item, code, dimension, scores[dimension])
+        for code, dimensions in wanted.items()
+        for item, scores in reference.items()
+        for dimension in dimensions
+        if dimension in scores
+    ]
+    report = round_report(best_case, reference, thresholds)
+    reasons: dict[str, dict[str, list[str]]] = {}
+    for code, dimensions in wanted.items():
+        results = report.clinicians.get(code, {})
+        mine: dict[str, list[str]] = {}
+        for dimension in dimensions:
+            result = results.get(dimension)
+            if result is None:
+                mine.setdefault("no reference item to compare with", []).append(dimension)
+            elif not result.passed:
+                mine.setdefault(result.reason or "not passed", []).append(dimension)
+        if mine or not dimensions:
+            reasons[code] = mine or {"the round scores none of their dimensions": []}
+    return reasons

@@ -3,7 +3,9 @@ how (overlap, references, thresholds), plus people and decisions.
 
 Conversations are held out both ways: a study never samples a conversation used in a
 calibration round (clinicians have seen its reference), and a round never samples one from a
-study (its reference would leak into the study's scores).
+study (its reference would leak into the study's scores). A round's sampler also leaves out
+the conversations its chosen clinicians were already calibrated on (items of an earlier
+round of theirs): a case they were taught on measures memory, not calibration.
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Count, Q
 
-from annotation.models import Assignment, Clinician, Study
+from annotation.models import Assignment, Clinician, Item, Study
 from annotation.people import researcher_label
+from annotation.pure.calibration import Thresholds
 from annotation.pure.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
+from annotation.qualification import design_blockers
 from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task, Trace
 from patientagentbench.views.forms import SEED_MAX, RowChoices
+from ratings.rubric import cached_rubric as load_rubric
 
 FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
 NOT_APPLICABLE = "na"
@@ -29,6 +34,17 @@ def pool(kind: str, run_ids=None):
     """Finished conversations this kind of study may sample (see the module's docstring)."""
     other = Study.Kind.CALIBRATION if kind == Study.Kind.STUDY else Study.Kind.STUDY
     return reviewable_traces(run_ids).exclude(review_items__study__kind=other)
+
+
+def calibrated_on(clinicians):
+    """Trace ids that were items of a calibration round of any of these clinicians."""
+    return (
+        Item.objects.filter(
+            study__kind=Study.Kind.CALIBRATION, assignments__clinician__in=clinicians
+        )
+        .values_list("trace_id", flat=True)
+        .distinct()
+    )
 
 
 def _runs_with_conversations():
@@ -126,7 +142,7 @@ class SampleForm(forms.Form):
         run_ids = [run.pk for run in data["runs"]] or None
         attributes = {name: data[name] for name in FILTERED_ATTRIBUTES if data.get(name)}
         return sample_for(
-            pool(self.kind, run_ids),
+            self.sample_pool(run_ids),
             data["n_items"],
             data["seed"],
             models=data["models"] or None,
@@ -134,6 +150,9 @@ class SampleForm(forms.Form):
             outcome=data["outcome"] or None,
             design=data.get("design") or EXTREMES_FIRST,
         )
+
+    def sample_pool(self, run_ids=None):
+        return pool(self.kind, run_ids)
 
 
 def _attribute_values(traces) -> dict[str, list[str]]:
@@ -236,7 +255,8 @@ class RoundForm(SampleForm):
         queryset=Study.objects.none(),
         required=False,
         label="Earlier round",
-        help_text="Its conversations, with the consensus as reference scores.",
+        help_text="Its conversations, with the consensus of its qualified clinicians as "
+        "reference scores; the next page says whom it rests on and what it left out.",
     )
     clinicians = ClinicianChoice(queryset=Clinician.objects.none(), widget=CHOICES)
     feedback = forms.ChoiceField(choices=Study.Feedback.choices, initial=Study.Feedback.IMMEDIATE)
@@ -298,7 +318,33 @@ class RoundForm(SampleForm):
             self.add_error("trace_ids", "List the conversations' trace ids.")
         if source == "round" and not data.get("source_round"):
             self.add_error("source_round", "Choose the round or study to copy.")
+        if not self.errors:
+            self._refuse_a_round_nobody_can_pass(data)
         return data
+
+    def _refuse_a_round_nobody_can_pass(self, data) -> None:
+        """Before anything is created: a design whose clinicians could not pass even by
+        scoring as the reference (one clinician, one item: alpha has nothing to compare)."""
+        if data.get("min_alpha") is None or not data.get("clinicians"):
+            return
+        thresholds = Thresholds(data["min_exact"], data["min_adjacent"], data["min_alpha"])
+        items = self._planned_items(data)
+        blockers = design_blockers(data["clinicians"], load_rubric(), items, thresholds)
+        if blockers:
+            # One message: the errors' list is laid out in columns, which splits a sentence.
+            self.add_error(
+                None,
+                "This round could not qualify everyone it serves; change the clinicians or "
+                "the number of conversations. " + " ".join(blockers),
+            )
+
+    @staticmethod
+    def _planned_items(data) -> int:
+        if data["source"] == "explicit":
+            return len(data["trace_ids"])
+        if data["source"] == "round":
+            return data["source_round"].items.count()
+        return data["n_items"]
 
     def chosen_traces(self) -> list[int]:
         """The conversations of the round, by the chosen source."""
@@ -317,6 +363,25 @@ class RoundForm(SampleForm):
         if data["source"] == "round":
             return list(data["source_round"].items.values_list("trace_id", flat=True))
         return [int(key) for key in self.sample().keys]
+
+    def sample_pool(self, run_ids=None):
+        """The pool less what the chosen clinicians were already calibrated on."""
+        seen = calibrated_on(self.cleaned_data.get("clinicians") or [])
+        return super().sample_pool(run_ids).exclude(pk__in=seen)
+
+    def left_out(self, run_ids=None) -> int:
+        """How many conversations of the pool the sampler leaves out as already taught."""
+        return super().sample_pool(run_ids).count() - self.sample_pool(run_ids).count()
+
+    def repeats(self, trace_ids: list[int]) -> dict[str, int]:
+        """Clinician code → how many of these conversations they were already calibrated on
+        (trace ids and earlier rounds are used as given, so the researcher is told)."""
+        found = {}
+        for clinician in self.cleaned_data.get("clinicians") or []:
+            seen = set(calibrated_on([clinician])) & set(trace_ids)
+            if seen:
+                found[clinician.code] = len(seen)
+        return found
 
     def overlap(self) -> dict[str, int]:
         """Every clinician on every item, in each of their tracks."""

@@ -55,22 +55,49 @@ def _create(request, form: RoundForm) -> Study | None:
         min_alpha=data["min_alpha"],
     )
     try:
-        study = create_study(spec, form.chosen_traces(), list(data["clinicians"]), request.user)
+        traces = form.chosen_traces()
+        # Counted before the round exists: its own items would count as already taught.
+        repeats = form.repeats(traces) if data["source"] != "sample" else {}
+        left_out = form.left_out(_run_ids(data)) if data["source"] == "sample" else 0
+        study = create_study(spec, traces, list(data["clinicians"]), request.user)
     except (StudyError, forms.ValidationError) as exc:
         form.add_error(None, exc.messages if hasattr(exc, "messages") else str(exc))
         return None
-    adopted = 0
+    adoption = None
     if data["source"] == "round":
-        adopted = adjudication.adopt_consensus(study, data["source_round"], request.user)
+        adoption = adjudication.adopt_consensus(study, data["source_round"], request.user)
     messages.success(
         request,
         f"Created “{study.name}”"
-        + (f"; {adopted} items took the consensus" if adopted else "")
+        + (
+            f"; {adoption.adopted} items took the consensus"
+            if adoption and adoption.adopted
+            else ""
+        )
         + ". It is a draft: write the reference scores, then open the round to its clinicians.",
     )
+    if adoption:
+        for warning in adoption_warnings(adoption):
+            messages.warning(request, warning)
     for warning in names_shown_to_clinicians(study):
         messages.warning(request, warning)
+    if left_out:
+        messages.info(
+            request,
+            f"The sampler left out {left_out} conversation{'s' if left_out != 1 else ''} the "
+            "chosen clinicians were already calibrated on in an earlier round.",
+        )
+    for code, n in repeats.items():
+        messages.warning(
+            request,
+            f"{code} was already calibrated on {n} of these {len(traces)} conversations in an "
+            "earlier round and has seen their reference: a repeat tests memory.",
+        )
     return study
+
+
+def _run_ids(data) -> list[int] | None:
+    return [run.pk for run in data.get("runs") or []] or None
 
 
 @role_required(*STAFF_ROLES)
@@ -81,8 +108,15 @@ def references(request, pk):
     if request.method == "POST":
         chosen = ids_in([request.POST.get("source", "")])  # "abc", "1.0": no such round
         source = get_object_or_404(sources, pk=chosen[0] if chosen else 0)
-        adopted = adjudication.adopt_consensus(study, source, request.user)
-        messages.success(request, f"{adopted} items took the consensus of “{source.name}”.")
+        everyone = request.POST.get("include_unqualified") == "on"
+        adoption = adjudication.adopt_consensus(study, source, request.user, everyone)
+        messages.success(
+            request,
+            f"{adoption.adopted} of {adoption.items} items took the consensus of “{source.name}”"
+            + (" (every clinician counted)." if everyone else " (qualified clinicians only)."),
+        )
+        for warning in adoption_warnings(adoption):
+            messages.warning(request, warning)
         return redirect("research_references", pk=study.pk)
     gaps = adjudication.reference_gaps(study)
     study.refresh_from_db(fields=["status"])
@@ -93,10 +127,33 @@ def references(request, pk):
             "study": study,
             "items": [(pk, missing) for pk, missing in sorted(gaps.items())],
             "dimensions": len(adjudication.reference_dimensions(study)),
-            "sources": sources,
+            "sources": [(s, adjudication.consensus_basis(s)) for s in sources],
             "checklist": lifecycle.checklist(study),
         },
     )
+
+
+def adoption_warnings(adoption: adjudication.Adoption) -> list[str]:
+    """What a researcher must know about an adopted consensus: items left without one and
+    why, consensus resting on one clinician, and clinicians counted though not qualified."""
+    warnings = [
+        f"{n} item{'s' if n != 1 else ''} got no consensus: {why}."
+        for why, n in sorted(adoption.missing.items())
+    ]
+    if adoption.single:
+        warnings.append(
+            f"{adoption.single} item{'s' if adoption.single != 1 else ''} took a consensus that "
+            "rests on a single clinician on some dimension: check those references."
+        )
+    if adoption.counted_unqualified:
+        warnings.append(
+            "The consensus counts clinicians who are not qualified for this rubric version: "
+            + ", ".join(adoption.counted_unqualified)
+            + "."
+        )
+    elif adoption.basis.unqualified:
+        warnings.append(f"Not counted, as not qualified: {', '.join(adoption.basis.unqualified)}.")
+    return warnings
 
 
 @role_required(*STAFF_ROLES)

@@ -129,6 +129,8 @@ def preview_of(form: SampleForm | None) -> dict | None:
         label = rubric.label(stratum["dimension"])
         stratum["text"] = stratum_label(stratum["dimension"], stratum["bucket"], label)
     preview["work"] = _work(form, preview["total"])
+    if hasattr(form, "left_out"):  # a round: what its clinicians were already taught on
+        preview["left_out"] = form.left_out([run.pk for run in form.cleaned_data["runs"]] or None)
     asked = form.cleaned_data["n_items"]
     # Fewer match than asked for: say so rather than silently previewing what exists.
     preview["asked"] = asked if preview["total"] < asked else None

@@ -570,6 +570,18 @@ def _next_step(study: Study, status: str, missed: bool) -> str:
         return "You are qualified for studies that require calibration."
     if status == "waiting" and not missed:
         return "Your result is recorded when the researcher closes the round."
+    if status == "not yet" and not missed:
+        # Their own scores met every target: the part that failed is the round's, and
+        # rereading the anchors would not change it. Nothing here says how others scored.
+        return (
+            "You met every target against the reference; passing also needs the round as a "
+            "whole to show consistent scoring, and this round did not. "
+            + (
+                "Wait: the researcher will be in touch."
+                if study.on_fail == Study.OnFail.WAIT
+                else "Take the next round when it opens."
+            )
+        )
     if study.on_fail == Study.OnFail.WAIT:
         return "Reread the anchors and the reference notes, then wait: the researcher will be in touch."
     return "Reread the anchors and the reference notes, then take the next round when it opens."

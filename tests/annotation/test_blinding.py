@@ -14,8 +14,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
-from annotation import reviewing
-from annotation.models import Assignment, Clinician, Item, Study
+from annotation import adjudication, reviewing
+from annotation.models import Assignment, Clinician, Item, Qualification, Study
 from annotation.studies import StudySpec, create_study
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.suites.case_sets import create_case_set
@@ -255,3 +255,103 @@ def test_another_clinicians_item_is_refused_and_nothing_is_written(client, blind
         assert response.status_code == 403, name
     theirs.refresh_from_db()
     assert (theirs.submissions.count(), theirs.draft, theirs.seconds_on_item) == before
+
+
+def _consensus_round_for_me(world, researcher) -> Study:
+    """A round on the earlier round's conversations, for me alone, whose references are the
+    consensus of the other (qualified) clinician's scores, with feedback shown at once."""
+    other, calibration = world["other"], world["calibration"]
+    Qualification.objects.create(
+        clinician=other,
+        round=calibration,
+        rubric_name=calibration.rubric_name,
+        rubric_version=calibration.rubric_version,
+        track=other.track,
+        results={},
+        passed=True,
+    )
+    target = create_study(
+        StudySpec(
+            status="open",
+            name="Consensus round",
+            kind=Study.Kind.CALIBRATION,
+            overlap={"clinical": 1, "operations": 1},
+            feedback=Study.Feedback.IMMEDIATE,
+        ),
+        list(calibration.items.values_list("trace_id", flat=True)),
+        [world["me"]],
+        researcher,
+    )
+    assert adjudication.adopt_consensus(target, calibration, researcher).adopted == 2
+    return target
+
+
+def _submit_all(clinician: Clinician, study: Study) -> None:
+    for assignment in clinician.assignments.filter(item__study=study):
+        scores = {d.key: 3 for d in reviewing.dimensions_of(assignment, reviewing.rubric_of(study))}
+        reviewing.submit(assignment, {"scores": scores}, f"c-{assignment.code}", 30, clinician.user)
+
+
+def _reference_rationales(pages: dict[str, str]) -> list[str]:
+    return [why for body in pages.values() for why in re.findall(r"Reference: “([^”]*)”", body)]
+
+
+def test_an_adopted_consensus_names_no_clinician_and_no_score_to_a_clinician(
+    client, blinded_world, researcher
+):
+    me, other = blinded_world["me"], blinded_world["other"]
+    target = _consensus_round_for_me(blinded_world, researcher)
+    _submit_all(me, target)
+    client.force_login(me.user)
+    pages = crawl(client, reverse("review_home"))
+    for assignment in me.assignments.filter(item__study=target):
+        pages[f"feedback {assignment.code}"] = client.get(
+            reverse("review_feedback", args=[assignment.code]), follow=True
+        ).content.decode()
+    rationales = _reference_rationales(pages)
+    assert rationales, "the consensus's rationale is shown as feedback"
+    for where, body in pages.items():
+        for token in _forbidden(blinded_world):
+            assert token not in body, f"{token!r} leaked in {where}"
+    # The other clinician scored 5 everywhere: no rationale lists scores or names them.
+    for why in rationales:
+        assert other.code not in why and not re.search(r":\s*[1-5](,\s*[1-5])*\.", why), why
+
+
+def test_a_consensus_rationale_written_before_blinding_is_not_shown_as_written(
+    client, blinded_world, researcher
+):
+    me, other = blinded_world["me"], blinded_world["other"]
+    target = _consensus_round_for_me(blinded_world, researcher)
+    legacy = {
+        "clinical_safety": {"score": 4, "why": f"Consensus of {me.code}, {other.code}: 3, 5."},
+        "triage_quality": {
+            "score": None,
+            "why": f"Not applicable for every clinician ({other.code}).",
+        },
+    }
+    target.items.update(reference=legacy)
+    _submit_all(me, target)
+    client.force_login(me.user)
+    assignment = me.assignments.filter(item__study=target).first()
+    body = client.get(reverse("review_feedback", args=[assignment.code])).content.decode()
+    rationales = _reference_rationales({"feedback": body})
+    assert len(rationales) == 2, rationales
+    assert other.code not in body and "3, 5" not in body
+
+
+def test_a_researchers_adjudication_reason_citing_a_code_reaches_the_clinician_without_it(
+    client, blinded_world, researcher
+):
+    me, other = blinded_world["me"], blinded_world["other"]
+    target = _consensus_round_for_me(blinded_world, researcher)
+    item = blinded_world["calibration"].items.order_by("pk").first()
+    adjudication.decide(
+        item, "clinical_safety", 2, f"{other.code} missed the red flag.", researcher
+    )
+    adjudication.adopt_consensus(target, blinded_world["calibration"], researcher)
+    _submit_all(me, target)
+    client.force_login(me.user)
+    mine = me.assignments.get(item__study=target, item__trace_id=item.trace_id)
+    body = client.get(reverse("review_feedback", args=[mine.code])).content.decode()
+    assert "missed the red flag" in body and other.code not in body

@@ -14,11 +14,13 @@ from annotation.pure.calibration import (
     NOT_SCORED,
     REFERENCE_NA,
     Thresholds,
+    cannot_qualify,
     compare,
     dimension_alpha,
     disagreements,
     items_for_a_firm_check,
     round_report,
+    stand_in_references,
 )
 from ratings.rating import Rating
 
@@ -287,3 +289,22 @@ def test_a_firm_check_needs_enough_items_that_one_miss_cannot_decide_a_dimension
     assert items_for_a_firm_check(0.5, 0.9) == 10
     assert items_for_a_firm_check(0.2, 0.5) == 5  # never fewer than the floor
     assert items_for_a_firm_check(0.5, 1.0) == 5  # a target of 1 fails on any miss anyway
+
+
+def test_cannot_qualify_answers_with_the_rounds_own_rule():
+    two_items = stand_in_references(2, ["clinical_safety"])
+    assert (
+        cannot_qualify({"A": ["clinical_safety"], "B": ["clinical_safety"]}, two_items, LENIENT)
+        == {}
+    )
+    alone = cannot_qualify({"A": ["clinical_safety"]}, two_items, LENIENT)
+    assert alone == {
+        "A": {
+            "the round's alpha could not be computed (fewer than 2 clinicians gave scores)": [
+                "clinical_safety"
+            ]
+        }
+    }
+    one_item = stand_in_references(1, ["clinical_safety"])
+    both = cannot_qualify({"A": ["clinical_safety"], "B": ["clinical_safety"]}, one_item, LENIENT)
+    assert set(both) == {"A", "B"} and "only 1 item" in next(iter(both["A"]))

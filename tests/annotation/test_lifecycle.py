@@ -180,3 +180,44 @@ def test_a_draft_study_page_shows_its_checklist_and_the_true_overlap(client, tra
     assert (
         "clinicians per item asked: clinical 1" in page and "assigned per item: 1 clinician" in page
     )
+
+
+def test_a_round_that_cannot_qualify_its_clinician_does_not_open(traces, researcher):
+    """Found 4: one clinician's round said "✓ Overlap reachable" and opened, yet alpha needs
+    two clinicians, so nobody could pass it whatever they scored."""
+    me = make_clinician("dr-alone")
+    round_ = make_round(traces, [me], researcher)
+    check = {c.label: c for c in lifecycle.checklist(round_)}["Qualification reachable"]
+    assert not check.ok and "fewer than 2 clinicians gave scores" in check.detail
+    with pytest.raises(lifecycle.LifecycleError, match="cannot pass even by scoring exactly"):
+        lifecycle.open_study(round_, researcher)
+    # The same round with a second clinician can qualify both: it opens.
+    pair = make_round(traces, [me, make_clinician("dr-second")], researcher, status="draft")
+    assert {c.label: c.ok for c in lifecycle.checklist(pair)}["Qualification reachable"]
+    lifecycle.open_study(pair, researcher)
+
+
+def test_a_round_on_one_item_cannot_qualify_anyone(traces, researcher):
+    pair = [make_clinician("dr-a"), make_clinician("dr-b")]
+    round_ = create_study(
+        StudySpec(name="R", kind=Study.Kind.CALIBRATION, overlap={"clinical": 2}),
+        [traces[0].pk],
+        pair,
+        researcher,
+    )
+    detail = {c.label: c for c in lifecycle.checklist(round_)}["Qualification reachable"].detail
+    assert "only 1 item has scores from 2 or more clinicians" in detail
+
+
+def test_a_clinician_who_met_every_target_is_not_told_to_reread_the_anchors(
+    client, traces, researcher
+):
+    me = make_clinician("dr-exact")
+    round_ = make_round(traces, [me], researcher, status=Study.Status.OPEN)
+    score(me, round_)
+    lifecycle.close_study(round_, researcher)
+    assert not Qualification.objects.get(clinician=me, round=round_).passed
+    client.force_login(me.user)
+    body = client.get(reverse("review_round", args=[round_.code])).content.decode()
+    assert "Result: <b>not yet</b>" in body and "You met every target" in body
+    assert "Reread the anchors" not in body and "reread the anchors" not in body

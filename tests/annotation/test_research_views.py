@@ -384,7 +384,9 @@ def test_closing_a_study_is_audited(client, researcher, pair):
 
 
 def test_a_round_is_created_and_references_are_entered(client, researcher, conversations):
-    c1, c2 = make_clinician("r1"), make_clinician("r2", "operations")
+    # Two per track: alpha compares clinicians, so one alone on a track could never pass.
+    chosen = [make_clinician("r1"), make_clinician("r2", "operations")]
+    chosen += [make_clinician("r3"), make_clinician("r4", "operations")]
     client.force_login(researcher)
     response = client.post(
         reverse("research_round_new"),
@@ -393,7 +395,7 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
             "source": "explicit",
             "trace_ids": ", ".join(map(str, trace_ids(conversations, 3))),
             "seed": 1,
-            "clinicians": [c1.pk, c2.pk],
+            "clinicians": [c.pk for c in chosen],
             "feedback": "immediate",
             "min_exact": 0.5,
             "min_adjacent": 0.8,
@@ -403,7 +405,7 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
     study = Study.objects.get(name="Round 1")
     assert response["Location"] == reverse("research_references", args=[study.pk])
     assert study.is_calibration and study.items.count() == 3
-    assert study.feedback == "immediate" and study.overlap == {"clinical": 1, "operations": 1}
+    assert study.feedback == "immediate" and study.overlap == {"clinical": 2, "operations": 2}
     item = study.items.order_by("pk").first()
     page = client.get(reverse("research_item_reference", args=[item.pk]))
     assert page.status_code == 200 and "sim-steady" not in page.content.decode()
@@ -427,8 +429,10 @@ def test_a_round_is_created_and_references_are_entered(client, researcher, conve
     study.refresh_from_db()
     assert study.status == Study.Status.DRAFT
     assert "2 of 3 reference items lack a reference" in refused.content.decode()
-    for rest in study.items.exclude(pk=item.pk):
-        client.post(reverse("research_item_reference", args=[rest.pk]), data)
+    # References that vary between items: on one score everywhere no alpha, so no pass.
+    for n, rest in enumerate(study.items.exclude(pk=item.pk).order_by("pk")):
+        varied = {f"score-{d.key}": str(4 + n) for d in rubric_of(study).scored}
+        client.post(reverse("research_item_reference", args=[rest.pk]), varied)
     opened = client.post(reverse("research_study_status", args=[study.pk]), {"back": "references"})
     assert opened["Location"] == reverse("research_references", args=[study.pk])
     study.refresh_from_db()
@@ -480,11 +484,11 @@ def test_explicit_round_refuses_conversations_used_in_a_study(client, researcher
     assert not Study.objects.filter(name="Leaky").exists()
 
 
-def _round_post(clinician, **fields) -> dict:
+def _round_post(*clinicians, **fields) -> dict:
     return {
         "name": "Sourced",
         "seed": 1,
-        "clinicians": [clinician.pk],
+        "clinicians": [c.pk for c in clinicians],
         "feedback": "end",
         "min_exact": 0.5,
         "min_adjacent": 0.8,
@@ -495,22 +499,75 @@ def _round_post(clinician, **fields) -> dict:
 
 def test_a_round_checks_only_the_chosen_sources_fields(client, researcher, conversations):
     """Found 9: the hidden fields of the sources not chosen are neither checked nor read."""
-    c1 = make_clinician("src")
+    c1, c2 = make_clinician("src"), make_clinician("src-2")
     client.force_login(researcher)
     ids = trace_ids(conversations, 2)
     explicit = _round_post(
-        c1, source="explicit", trace_ids=f"{ids[0]} {ids[1]}", n_items="many", runs=["x"]
+        c1, c2, source="explicit", trace_ids=f"{ids[0]} {ids[1]}", n_items="many", runs=["x"]
     )
     response = client.post(reverse("research_round_new"), explicit)
     assert response.status_code == 302, response.context["form"].errors
     study = Study.objects.get(name="Sourced")
     assert sorted(study.items.values_list("trace_id", flat=True)) == ids
-    sampled = _round_post(c1, name="Sampled", source="sample", n_items=3, trace_ids="not ids")
+    sampled = _round_post(c1, c2, name="Sampled", source="sample", n_items=3, trace_ids="not ids")
     assert client.post(reverse("research_round_new"), sampled).status_code == 302
     assert Study.objects.get(name="Sampled").items.count() == 3
     # The chosen source's own fields are still checked.
-    refused = client.post(reverse("research_round_new"), _round_post(c1, source="explicit"))
+    refused = client.post(reverse("research_round_new"), _round_post(c1, c2, source="explicit"))
     assert refused.context["form"].errors == {"trace_ids": ["List the conversations' trace ids."]}
+
+
+@pytest.mark.parametrize(
+    ("tracks", "items", "why"),
+    [
+        (["clinical"], 3, "fewer than 2 clinicians gave scores"),
+        (["clinical", "clinical"], 1, "only 1 item has scores from 2 or more clinicians"),
+        (["clinical", "operations"], 3, "fewer than 2 clinicians gave scores"),
+    ],
+)
+def test_the_round_form_refuses_a_design_that_cannot_qualify_everyone(
+    client, researcher, conversations, tracks, items, why
+):
+    chosen = [make_clinician(f"solo-{n}", track) for n, track in enumerate(tracks)]
+    client.force_login(researcher)
+    ids = " ".join(map(str, trace_ids(conversations, items)))
+    response = client.post(
+        reverse("research_round_new"), _round_post(*chosen, source="explicit", trace_ids=ids)
+    )
+    assert response.status_code == 200 and not Study.objects.filter(name="Sourced").exists()
+    errors = " ".join(response.context["form"].non_field_errors())
+    assert "cannot pass even by scoring exactly as the reference" in errors and why in errors
+    assert why in response.content.decode()
+
+
+def test_a_new_round_does_not_redraw_what_its_clinicians_were_taught_on(
+    client, researcher, conversations
+):
+    """Found 5: with the default seed and the same filters, round B drew round A's cases."""
+    c1, c2 = make_clinician("taught-1"), make_clinician("taught-2")
+    client.force_login(researcher)
+    first = _round_post(c1, c2, name="Round A", source="sample", n_items=4)
+    assert client.post(reverse("research_round_new"), first).status_code == 302
+    taught = set(Study.objects.get(name="Round A").items.values_list("trace_id", flat=True))
+    preview = client.get(
+        reverse("research_study_preview"), {**first, "kind": "calibration"}
+    ).content.decode()
+    assert "4 conversations left out: the chosen clinicians were already calibrated on" in preview
+    again = client.post(
+        reverse("research_round_new"), {**first, "name": "Round B"}, follow=True
+    ).content.decode()
+    drawn = set(Study.objects.get(name="Round B").items.values_list("trace_id", flat=True))
+    assert len(drawn) == 4 and not drawn & taught
+    assert "The sampler left out 4 conversations the chosen clinicians were already" in again
+    # Given as trace ids, the repeats are kept but named.
+    ids = " ".join(map(str, sorted(taught)))
+    explicit = client.post(
+        reverse("research_round_new"),
+        _round_post(c1, c2, name="Round C", source="explicit", trace_ids=ids),
+        follow=True,
+    ).content.decode()
+    for code in (c1.code, c2.code):
+        assert f"{code} was already calibrated on 4 of these 4 conversations" in explicit
 
 
 def test_the_round_form_groups_each_sources_fields_and_previews_on_first_visit(
@@ -615,6 +672,90 @@ def test_a_new_round_can_adopt_an_earlier_rounds_consensus(client, researcher, s
     assert same.reference["clinical_safety"] == {"score": 2, "why": "The reference was right."}
     # Undecided disputes give no consensus; the rest of the dimensions are all disputed here.
     assert "triage_quality" not in same.reference
+
+
+def _round_from(client, source, clinicians):
+    """Post the new-round form with an earlier round as source; the page it lands on."""
+    return client.post(
+        reverse("research_round_new"),
+        {
+            "name": "Round 2",
+            "source": "round",
+            "source_round": source.pk,
+            "seed": 1,
+            "clinicians": [c.pk for c in clinicians],
+            "feedback": "end",
+            "min_exact": 0.5,
+            "min_adjacent": 0.8,
+            "min_alpha": 0.4,
+        },
+        follow=True,
+    )
+
+
+def _qualify(clinician, round_):
+    Qualification.objects.create(
+        clinician=clinician,
+        round=round_,
+        rubric_name=round_.rubric_name,
+        rubric_version=round_.rubric_version,
+        track=clinician.track,
+        results={},
+        passed=True,
+    )
+
+
+def test_a_consensus_counts_only_qualified_clinicians_and_says_what_it_left_out(
+    client, researcher, scored_round
+):
+    study, close, far = scored_round
+    client.force_login(researcher)
+    body = _round_from(client, study, [close, far]).content.decode()
+    second = Study.objects.get(name="Round 2")
+    assert not second.items.exclude(reference=None).exists()
+    assert "4 items got no consensus: no qualified clinician scored it there" in body
+    assert f"Not counted, as not qualified: {', '.join(sorted([close.code, far.code]))}" in body
+
+
+def test_a_consensus_resting_on_one_qualified_clinician_is_flagged(
+    client, researcher, scored_round
+):
+    study, close, far = scored_round
+    _qualify(close, study)
+    client.force_login(researcher)
+    body = _round_from(client, study, [close, far]).content.decode()
+    second = Study.objects.get(name="Round 2")
+    # far's scores (2 or more away everywhere) would have made every dimension a dispute.
+    references = [2, 4, 5, 1]
+    for item, score in zip(study.items.order_by("pk"), references, strict=True):
+        same = second.items.get(trace_id=item.trace_id)
+        assert {entry["score"] for entry in same.reference.values()} == {score}
+    assert "4 items took a consensus that rests on a single clinician" in body
+    assert f"Not counted, as not qualified: {far.code}" in body
+
+
+def test_the_references_page_says_whom_a_consensus_rests_on_before_adopting(
+    client, researcher, scored_round
+):
+    study, close, far = scored_round
+    target = create_study(
+        StudySpec(name="Round 2", kind=Study.Kind.CALIBRATION, overlap={"clinical": 2}),
+        list(study.items.values_list("trace_id", flat=True)),
+        [close, far],
+        researcher,
+    )
+    client.force_login(researcher)
+    page = client.get(reverse("research_references", args=[target.pk])).content.decode()
+    assert "0 of 2 clinicians qualified" in page and "none of its 2 clinicians is qualified" in page
+    reply = client.post(
+        reverse("research_references", args=[target.pk]),
+        {"source": study.pk, "include_unqualified": "on"},
+        follow=True,
+    ).content.decode()
+    assert "0 of 4 items took the consensus" in reply and "every clinician counted" in reply
+    assert "4 items got no consensus: every dimension is disputed with no decision yet" in reply
+    counted = ", ".join(sorted([close.code, far.code]))
+    assert f"counts clinicians who are not qualified for this rubric version: {counted}" in reply
 
 
 # --- adjudication -----------------------------------------------------------------------------

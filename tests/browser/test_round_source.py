@@ -18,7 +18,7 @@ def test_the_round_form_shows_the_picked_sources_fields(
     researcher,
     conversations,  # noqa: F811
 ):
-    clinician = make_clinician("toggle")
+    clinician, second = make_clinician("toggle"), make_clinician("toggle-2")
     log_in(page, live_server, researcher.username)
     page.goto(f"{live_server.url}/research/rounds/new/")
     sample, explicit, earlier = (
@@ -40,6 +40,11 @@ def test_the_round_form_shows_the_picked_sources_fields(
     page.fill("#id_name", "Toggled")
     page.fill("#id_trace_ids", f"{ids[0]}, {ids[1]}")
     page.check(f"#id_clinicians input[value='{clinician.pk}']")
+    page.click("text=Create round")
+    # One clinician alone can never pass (alpha compares clinicians): refused, with why.
+    expect(page.get_by_role("alert")).to_contain_text("fewer than 2 clinicians gave scores")
+    screenshot(page, "round-source-refused-alone")
+    page.check(f"#id_clinicians input[value='{second.pk}']")
     page.click("text=Create round")
     expect(page.locator("h1")).to_contain_text("Reference scores")
     assert sorted(Study.objects.get(name="Toggled").items.values_list("trace_id", flat=True)) == ids
