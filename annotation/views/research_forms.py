@@ -11,10 +11,11 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Count, Q
 
+from annotation import adjudication
 from annotation.models import Assignment, Clinician, Study
 from annotation.people import researcher_label
 from annotation.pure.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
-from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
+from annotation.studies import BREAKDOWN, StudySpec, create_study, reviewable_traces, sample_for
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task, Trace
 from patientagentbench.views.forms import SEED_MAX, RowChoices
@@ -211,6 +212,27 @@ class StudyForm(SampleForm):
             "operations": self.cleaned_data.get("overlap_operations") or 0,
         }
 
+    def spec(self) -> StudySpec:
+        data = self.cleaned_data
+        return StudySpec(
+            name=data["name"],
+            seed=data["seed"],
+            overlap=self.overlap(),
+            reference_share=data["reference_percent"] / 100,
+            require_calibration=data["require_calibration"],
+            adjudication_threshold=data["adjudication_threshold"],
+            blind_adjudication=data["blind_adjudication"],
+            instructions=data["instructions"],
+        )
+
+    def create(self, actor) -> Study:
+        """The draft study this valid form describes; the page and `create_study` (the
+        command) both build it here. Raises StudyError when its clinicians cannot cover it."""
+        sample = self.sample()
+        trace_ids = [int(key) for key in sample.keys]
+        clinicians = list(self.cleaned_data["clinicians"])
+        return create_study(self.spec(), trace_ids, clinicians, actor, sample)
+
 
 class RoundForm(SampleForm):
     """A calibration round: every chosen clinician scores every item."""
@@ -324,6 +346,32 @@ class RoundForm(SampleForm):
         return {
             track: sum(track in c.tracks for c in chosen) for track in ("clinical", "operations")
         }
+
+    def spec(self) -> StudySpec:
+        data = self.cleaned_data
+        return StudySpec(
+            name=data["name"],
+            kind=Study.Kind.CALIBRATION,
+            seed=data["seed"],
+            overlap=self.overlap(),
+            feedback=data["feedback"],
+            on_fail=data["on_fail"] or Study.OnFail.RETAKE,
+            min_exact=data["min_exact"],
+            min_adjacent=data["min_adjacent"],
+            min_alpha=data["min_alpha"],
+        )
+
+    def create(self, actor) -> tuple[Study, int]:
+        """The draft round this valid form describes and how many of its items took the
+        copied round's consensus; the page and `create_round` (the command) both build it
+        here. Raises StudyError or ValidationError (conversations not in the pool)."""
+        data = self.cleaned_data
+        clinicians = list(data["clinicians"])
+        study = create_study(self.spec(), self.chosen_traces(), clinicians, actor)
+        adopted = 0
+        if data["source"] == "round":
+            adopted = adjudication.adopt_consensus(study, data["source_round"], actor)
+        return study, adopted
 
 
 class InviteForm(forms.Form):

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from annotation import adjudication, lifecycle
 from annotation.models import Clinician, Item, Qualification, Study
 from annotation.qualification import report_for
-from annotation.studies import StudyError, StudySpec, create_study, names_shown_to_clinicians
+from annotation.studies import StudyError, names_shown_to_clinicians
 from annotation.views.research_forms import ReferenceForm, RoundForm
 from annotation.views.research_studies import preview_of
 from patientagentbench.roles import STAFF_ROLES, role_required
@@ -42,26 +42,11 @@ def round_new(request):
 
 
 def _create(request, form: RoundForm) -> Study | None:
-    data = form.cleaned_data
-    spec = StudySpec(
-        name=data["name"],
-        kind=Study.Kind.CALIBRATION,
-        seed=data["seed"],
-        overlap=form.overlap(),
-        feedback=data["feedback"],
-        on_fail=data["on_fail"] or Study.OnFail.RETAKE,
-        min_exact=data["min_exact"],
-        min_adjacent=data["min_adjacent"],
-        min_alpha=data["min_alpha"],
-    )
     try:
-        study = create_study(spec, form.chosen_traces(), list(data["clinicians"]), request.user)
+        study, adopted = form.create(request.user)
     except (StudyError, forms.ValidationError) as exc:
         form.add_error(None, exc.messages if hasattr(exc, "messages") else str(exc))
         return None
-    adopted = 0
-    if data["source"] == "round":
-        adopted = adjudication.adopt_consensus(study, data["source_round"], request.user)
     messages.success(
         request,
         f"Created “{study.name}”"

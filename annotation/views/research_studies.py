@@ -20,8 +20,6 @@ from annotation.models import Assignment, Study
 from annotation.pure import audit_wording
 from annotation.studies import (
     StudyError,
-    StudySpec,
-    create_study,
     names_shown_to_clinicians,
     progress_by_clinician,
     progress_by_item,
@@ -81,25 +79,12 @@ FIRST_STUDY_SAMPLE = {"n_items": 24, "seed": 1, "design": "extremes_first"}
 
 
 def _create(request, form: StudyForm) -> Study | None:
-    data = form.cleaned_data
-    spec = StudySpec(
-        name=data["name"],
-        seed=data["seed"],
-        overlap=form.overlap(),
-        reference_share=data["reference_percent"] / 100,
-        require_calibration=data["require_calibration"],
-        adjudication_threshold=data["adjudication_threshold"],
-        blind_adjudication=data["blind_adjudication"],
-        instructions=data["instructions"],
-    )
-    sample = form.sample()
-    trace_ids = [int(key) for key in sample.keys]
     try:
-        study = create_study(spec, trace_ids, list(data["clinicians"]), request.user, sample)
+        study = form.create(request.user)
     except StudyError as exc:
         form.add_error(None, str(exc))
         return None
-    study.n_items = len(trace_ids)
+    study.n_items = study.items.count()
     return study
 
 
