@@ -9,11 +9,13 @@ report shows each part so a researcher can see why someone did not pass.
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import adjudication, lifecycle
 from annotation.models import Clinician, Item, Qualification, Study
+from annotation.people import names_by_code
 from annotation.qualification import report_for
 from annotation.studies import StudyError, names_shown_to_clinicians
 from annotation.views.research_forms import ReferenceForm, RoundForm
@@ -50,7 +52,7 @@ def _create(request, form: RoundForm) -> Study | None:
     messages.success(
         request,
         f"Created “{study.name}”"
-        + (f"; {adopted} items took the consensus" if adopted else "")
+        + (f"; {adopted} item{pluralize(adopted)} took the consensus" if adopted else "")
         + ". It is a draft: write the reference scores, then open the round to its clinicians.",
     )
     for warning in names_shown_to_clinicians(study):
@@ -67,7 +69,9 @@ def references(request, pk):
         chosen = ids_in([request.POST.get("source", "")])  # "abc", "1.0": no such round
         source = get_object_or_404(sources, pk=chosen[0] if chosen else 0)
         adopted = adjudication.adopt_consensus(study, source, request.user)
-        messages.success(request, f"{adopted} items took the consensus of “{source.name}”.")
+        messages.success(
+            request, f"{adopted} item{pluralize(adopted)} took the consensus of “{source.name}”."
+        )
         return redirect("research_references", pk=study.pk)
     gaps = adjudication.reference_gaps(study)
     study.refresh_from_db(fields=["status"])
@@ -122,9 +126,11 @@ def round_report(request, pk):
     dimensions = [d for d in rubric.scored if d.key in report.dimensions]
     tracks = dict(Clinician.objects.filter(code__in=report.clinicians).values_list("code", "track"))
     records = {q.clinician.code: q for q in study.qualifications.select_related("clinician")}
+    names = names_by_code(report.clinicians)
     rows = [
         {
             "code": code,
+            "name": names.get(code, ""),
             "track": tracks.get(code, ""),
             "results": [results.get(d.key) for d in dimensions],
             "passed": [d.label for d in dimensions if d.key in results and results[d.key].passed],
