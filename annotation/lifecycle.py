@@ -158,7 +158,10 @@ def _qualified(study: Study) -> Check:
         if not is_qualified(c, study.rubric_name, study.rubric_version)
     ]
     if unqualified:
-        return Check(label, False, f"{', '.join(unqualified)} have not passed a calibration round.")
+        verb = "has" if len(unqualified) == 1 else "have"
+        return Check(
+            label, False, f"{', '.join(unqualified)} {verb} not passed a calibration round."
+        )
     return Check(label, True, "every clinician has passed a calibration round.")
 
 

@@ -53,6 +53,13 @@ def display_name(clinician: Clinician) -> str:
     return clinician.user.get_full_name().strip()
 
 
+def names_by_code(codes) -> dict[str, str]:
+    """Code → the name a researcher knows them by, for researchers' own pages (never one a
+    clinician or an adjudicator reaches); a clinician without a name is left out."""
+    found = Clinician.objects.filter(code__in=list(codes)).select_related("user")
+    return {c.code: name for c in found if (name := display_name(c))}
+
+
 def researcher_label(clinician: Clinician) -> str:
     """How every researcher form offers a clinician: "Dr Ana Silva (C-C0E8D3) · clinical · 8 open".
 

@@ -232,6 +232,13 @@ SECURE_CSP = {
 # console is used, so nothing ever tries an SMTP server on localhost by accident; the
 # older EMAIL_HOST/EMAIL_PORT/EMAIL_USE_TLS/... variables still switch SMTP on, and
 # EMAIL_BACKEND (a dotted path) wins over both.
+def _backend(kind: str) -> str:
+    # The project's console backend keeps a long link on one line (config/mail.py).
+    if kind == "console":
+        return "config.mail.ConsoleBackend"
+    return f"django.core.mail.backends.{kind}.EmailBackend"
+
+
 def _email_url(url: str) -> dict:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -247,7 +254,7 @@ def _email_url(url: str) -> dict:
             f"EMAIL_URL: unknown scheme {scheme!r} (smtp, smtp+tls, smtps, console, dummy)."
         )
     return {
-        "backend": f"django.core.mail.backends.{backends[scheme]}.EmailBackend",
+        "backend": _backend(backends[scheme]),
         "host": parts.hostname or "localhost",
         "port": parts.port or {"smtps": 465, "smtp+tls": 587}.get(scheme, 25),
         "user": unquote(parts.username or ""),
@@ -261,9 +268,7 @@ _MAIL = (
     _email_url(env_str("EMAIL_URL"))
     if env_str("EMAIL_URL")
     else {
-        "backend": "django.core.mail.backends."
-        + ("smtp" if env_str("EMAIL_HOST") else "console")
-        + ".EmailBackend",
+        "backend": _backend("smtp" if env_str("EMAIL_HOST") else "console"),
         "host": env_str("EMAIL_HOST", "localhost"),
         "port": env_int("EMAIL_PORT", 25),
         "user": env_str("EMAIL_HOST_USER"),

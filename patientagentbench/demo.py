@@ -31,16 +31,26 @@ DEMO_USERS = [
 SIMULATED_MODELS = ["sim-steady", "sim-jittery", "sim-careless"]
 
 
-def seed_pipeline_demo(password: str, repetitions: int, scenario_repetitions: int) -> list[str]:
-    """Lines saying what was created or found."""
+def seed_pipeline_demo(
+    password: str, repetitions: int, scenario_repetitions: int, say=lambda line: None
+) -> list[str]:
+    """Lines saying what was created or found; `say` hears each step as it starts, since the
+    two runs take minutes."""
     with transaction.atomic():
         seed_users(password)
         models = simulated_models()
         suites = install_all_suites()
-    return [
-        demo_run(suites, models, repetitions),
-        demo_scenarios(models, scenario_repetitions),
-    ]
+    say(f"{len(DEMO_USERS)} demo users, {len(models)} simulated models, {len(suites)} suites.")
+    say(f"Playing the demo run: office-19 × {len(models)} models × {repetitions} repetitions…")
+    played = [demo_run(suites, models, repetitions)]
+    say(played[-1])
+    say(
+        f"Playing the demo scenario run: {DEMO_CASE_COUNT} cases × {len(models)} models × "
+        f"{scenario_repetitions} repetitions…"
+    )
+    played.append(demo_scenarios(models, scenario_repetitions))
+    say(played[-1])
+    return played
 
 
 def seed_users(password: str) -> None:

@@ -10,15 +10,19 @@ round of theirs): a case they were taught on measures memory, not calibration.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django import forms
+from django.contrib import messages
 from django.db.models import Count, Q
 
+from annotation import adjudication
 from annotation.models import Assignment, Clinician, Item, Study
 from annotation.people import researcher_label
 from annotation.pure.calibration import Thresholds
 from annotation.pure.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.qualification import design_blockers
-from annotation.studies import BREAKDOWN, reviewable_traces, sample_for
+from annotation.studies import BREAKDOWN, StudySpec, create_study, reviewable_traces, sample_for
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task, Trace
 from patientagentbench.views.forms import SEED_MAX, RowChoices
@@ -230,6 +234,27 @@ class StudyForm(SampleForm):
             "operations": self.cleaned_data.get("overlap_operations") or 0,
         }
 
+    def spec(self) -> StudySpec:
+        data = self.cleaned_data
+        return StudySpec(
+            name=data["name"],
+            seed=data["seed"],
+            overlap=self.overlap(),
+            reference_share=data["reference_percent"] / 100,
+            require_calibration=data["require_calibration"],
+            adjudication_threshold=data["adjudication_threshold"],
+            blind_adjudication=data["blind_adjudication"],
+            instructions=data["instructions"],
+        )
+
+    def create(self, actor) -> Study:
+        """The draft study this valid form describes; the page and `create_study` (the
+        command) both build it here. Raises StudyError when its clinicians cannot cover it."""
+        sample = self.sample()
+        trace_ids = [int(key) for key in sample.keys]
+        clinicians = list(self.cleaned_data["clinicians"])
+        return create_study(self.spec(), trace_ids, clinicians, actor, sample)
+
 
 class RoundForm(SampleForm):
     """A calibration round: every chosen clinician scores every item."""
@@ -389,6 +414,85 @@ class RoundForm(SampleForm):
         return {
             track: sum(track in c.tracks for c in chosen) for track in ("clinical", "operations")
         }
+
+    def spec(self) -> StudySpec:
+        data = self.cleaned_data
+        return StudySpec(
+            name=data["name"],
+            kind=Study.Kind.CALIBRATION,
+            seed=data["seed"],
+            overlap=self.overlap(),
+            feedback=data["feedback"],
+            on_fail=data["on_fail"] or Study.OnFail.RETAKE,
+            min_exact=data["min_exact"],
+            min_adjacent=data["min_adjacent"],
+            min_alpha=data["min_alpha"],
+        )
+
+    def create(self, actor) -> CreatedRound:
+        """The draft round this valid form describes, with what the researcher must be told
+        of it; the page and `create_round` (the command) both build it here. Raises
+        StudyError or ValidationError (conversations not in the pool)."""
+        data = self.cleaned_data
+        traces = self.chosen_traces()
+        # Counted before the round exists: its own items would count as already taught.
+        repeats = self.repeats(traces) if data["source"] != "sample" else {}
+        left_out = self.left_out(self.run_ids()) if data["source"] == "sample" else 0
+        study = create_study(self.spec(), traces, list(data["clinicians"]), actor)
+        adoption = None
+        if data["source"] == "round":
+            adoption = adjudication.adopt_consensus(study, data["source_round"], actor)
+        notes = [(messages.WARNING, w) for w in adoption_warnings(adoption)] if adoption else []
+        if left_out:
+            notes.append(
+                (
+                    messages.INFO,
+                    f"The sampler left out {left_out} conversation{'s' if left_out != 1 else ''} "
+                    "the chosen clinicians were already calibrated on in an earlier round.",
+                )
+            )
+        notes += [
+            (
+                messages.WARNING,
+                f"{code} was already calibrated on {n} of these {len(traces)} conversations in "
+                "an earlier round and has seen their reference: a repeat tests memory.",
+            )
+            for code, n in repeats.items()
+        ]
+        return CreatedRound(study, adoption, notes)
+
+    def run_ids(self) -> list[int] | None:
+        return [run.pk for run in self.cleaned_data.get("runs") or []] or None
+
+
+@dataclass(frozen=True)
+class CreatedRound:
+    study: Study
+    adoption: adjudication.Adoption | None
+    notes: list[tuple[int, str]]  # (message level, text) for the researcher
+
+
+def adoption_warnings(adoption: adjudication.Adoption) -> list[str]:
+    """What a researcher must know about an adopted consensus: items left without one and
+    why, consensus resting on one clinician, and clinicians counted though not qualified."""
+    warnings = [
+        f"{n} item{'s' if n != 1 else ''} got no consensus: {why}."
+        for why, n in sorted(adoption.missing.items())
+    ]
+    if adoption.single:
+        warnings.append(
+            f"{adoption.single} item{'s' if adoption.single != 1 else ''} took a consensus that "
+            "rests on a single clinician on some dimension: check those references."
+        )
+    if adoption.counted_unqualified:
+        warnings.append(
+            "The consensus counts clinicians who are not qualified for this rubric version: "
+            + ", ".join(adoption.counted_unqualified)
+            + "."
+        )
+    elif adoption.basis.unqualified:
+        warnings.append(f"Not counted, as not qualified: {', '.join(adoption.basis.unqualified)}.")
+    return warnings
 
 
 class InviteForm(forms.Form):

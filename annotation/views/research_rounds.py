@@ -9,14 +9,16 @@ report shows each part so a researcher can see why someone did not pass.
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotation import adjudication, lifecycle
 from annotation.models import Clinician, Item, Qualification, Study
+from annotation.people import names_by_code
 from annotation.qualification import report_for
-from annotation.studies import StudyError, StudySpec, create_study, names_shown_to_clinicians
-from annotation.views.research_forms import ReferenceForm, RoundForm
+from annotation.studies import StudyError, names_shown_to_clinicians
+from annotation.views.research_forms import ReferenceForm, RoundForm, adoption_warnings
 from annotation.views.research_studies import preview_of
 from patientagentbench.roles import STAFF_ROLES, role_required
 from patientagentbench.views.forms import ids_in
@@ -42,62 +44,23 @@ def round_new(request):
 
 
 def _create(request, form: RoundForm) -> Study | None:
-    data = form.cleaned_data
-    spec = StudySpec(
-        name=data["name"],
-        kind=Study.Kind.CALIBRATION,
-        seed=data["seed"],
-        overlap=form.overlap(),
-        feedback=data["feedback"],
-        on_fail=data["on_fail"] or Study.OnFail.RETAKE,
-        min_exact=data["min_exact"],
-        min_adjacent=data["min_adjacent"],
-        min_alpha=data["min_alpha"],
-    )
     try:
-        traces = form.chosen_traces()
-        # Counted before the round exists: its own items would count as already taught.
-        repeats = form.repeats(traces) if data["source"] != "sample" else {}
-        left_out = form.left_out(_run_ids(data)) if data["source"] == "sample" else 0
-        study = create_study(spec, traces, list(data["clinicians"]), request.user)
+        created = form.create(request.user)
     except (StudyError, forms.ValidationError) as exc:
         form.add_error(None, exc.messages if hasattr(exc, "messages") else str(exc))
         return None
-    adoption = None
-    if data["source"] == "round":
-        adoption = adjudication.adopt_consensus(study, data["source_round"], request.user)
+    adopted = created.adoption.adopted if created.adoption else 0
     messages.success(
         request,
-        f"Created “{study.name}”"
-        + (
-            f"; {adoption.adopted} items took the consensus"
-            if adoption and adoption.adopted
-            else ""
-        )
+        f"Created “{created.study.name}”"
+        + (f"; {adopted} item{pluralize(adopted)} took the consensus" if adopted else "")
         + ". It is a draft: write the reference scores, then open the round to its clinicians.",
     )
-    if adoption:
-        for warning in adoption_warnings(adoption):
-            messages.warning(request, warning)
-    for warning in names_shown_to_clinicians(study):
+    for level, note in created.notes:
+        messages.add_message(request, level, note)
+    for warning in names_shown_to_clinicians(created.study):
         messages.warning(request, warning)
-    if left_out:
-        messages.info(
-            request,
-            f"The sampler left out {left_out} conversation{'s' if left_out != 1 else ''} the "
-            "chosen clinicians were already calibrated on in an earlier round.",
-        )
-    for code, n in repeats.items():
-        messages.warning(
-            request,
-            f"{code} was already calibrated on {n} of these {len(traces)} conversations in an "
-            "earlier round and has seen their reference: a repeat tests memory.",
-        )
-    return study
-
-
-def _run_ids(data) -> list[int] | None:
-    return [run.pk for run in data.get("runs") or []] or None
+    return created.study
 
 
 @role_required(*STAFF_ROLES)
@@ -112,7 +75,8 @@ def references(request, pk):
         adoption = adjudication.adopt_consensus(study, source, request.user, everyone)
         messages.success(
             request,
-            f"{adoption.adopted} of {adoption.items} items took the consensus of “{source.name}”"
+            f"{adoption.adopted} of {adoption.items} item{pluralize(adoption.items)} took the "
+            f"consensus of “{source.name}”"
             + (" (every clinician counted)." if everyone else " (qualified clinicians only)."),
         )
         for warning in adoption_warnings(adoption):
@@ -131,29 +95,6 @@ def references(request, pk):
             "checklist": lifecycle.checklist(study),
         },
     )
-
-
-def adoption_warnings(adoption: adjudication.Adoption) -> list[str]:
-    """What a researcher must know about an adopted consensus: items left without one and
-    why, consensus resting on one clinician, and clinicians counted though not qualified."""
-    warnings = [
-        f"{n} item{'s' if n != 1 else ''} got no consensus: {why}."
-        for why, n in sorted(adoption.missing.items())
-    ]
-    if adoption.single:
-        warnings.append(
-            f"{adoption.single} item{'s' if adoption.single != 1 else ''} took a consensus that "
-            "rests on a single clinician on some dimension: check those references."
-        )
-    if adoption.counted_unqualified:
-        warnings.append(
-            "The consensus counts clinicians who are not qualified for this rubric version: "
-            + ", ".join(adoption.counted_unqualified)
-            + "."
-        )
-    elif adoption.basis.unqualified:
-        warnings.append(f"Not counted, as not qualified: {', '.join(adoption.basis.unqualified)}.")
-    return warnings
 
 
 @role_required(*STAFF_ROLES)
@@ -194,9 +135,11 @@ def round_report(request, pk):
     dimensions = [d for d in rubric.scored if d.key in report.dimensions]
     tracks = dict(Clinician.objects.filter(code__in=report.clinicians).values_list("code", "track"))
     records = {q.clinician.code: q for q in study.qualifications.select_related("clinician")}
+    names = names_by_code(report.clinicians)
     rows = [
         {
             "code": code,
+            "name": names.get(code, ""),
             "track": tracks.get(code, ""),
             "results": [results.get(d.key) for d in dimensions],
             "passed": [d.label for d in dimensions if d.key in results and results[d.key].passed],

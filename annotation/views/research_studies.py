@@ -12,16 +12,16 @@ from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
 from annotation import adjudication, blind, lifecycle
 from annotation.export import write_csv
 from annotation.models import Assignment, Study
+from annotation.people import names_by_code
 from annotation.pure import audit_wording
 from annotation.studies import (
     StudyError,
-    StudySpec,
-    create_study,
     names_shown_to_clinicians,
     progress_by_clinician,
     progress_by_item,
@@ -62,7 +62,10 @@ def study_new(request):
     if request.method == "POST" and form.is_valid():
         study = _create(request, form)
         if study is not None:
-            messages.success(request, f"Created study “{study.name}” with {study.n_items} items.")
+            messages.success(
+                request,
+                f"Created study “{study.name}” with {study.n_items} item{pluralize(study.n_items)}.",
+            )
             for warning in names_shown_to_clinicians(study):
                 messages.warning(request, warning)
             return redirect("research_study", pk=study.pk)
@@ -81,25 +84,12 @@ FIRST_STUDY_SAMPLE = {"n_items": 24, "seed": 1, "design": "extremes_first"}
 
 
 def _create(request, form: StudyForm) -> Study | None:
-    data = form.cleaned_data
-    spec = StudySpec(
-        name=data["name"],
-        seed=data["seed"],
-        overlap=form.overlap(),
-        reference_share=data["reference_percent"] / 100,
-        require_calibration=data["require_calibration"],
-        adjudication_threshold=data["adjudication_threshold"],
-        blind_adjudication=data["blind_adjudication"],
-        instructions=data["instructions"],
-    )
-    sample = form.sample()
-    trace_ids = [int(key) for key in sample.keys]
     try:
-        study = create_study(spec, trace_ids, list(data["clinicians"]), request.user, sample)
+        study = form.create(request.user)
     except StudyError as exc:
         form.add_error(None, str(exc))
         return None
-    study.n_items = len(trace_ids)
+    study.n_items = study.items.count()
     return study
 
 
@@ -171,6 +161,11 @@ def study_detail(request, pk):
         conversations = {row["pk"]: row for row in progress_by_item(study)}
         items = [(row, conversations.get(row.pk)) for row in rows]
     can_manage = has_role(request.user, *STAFF_ROLES)
+    clinicians = progress_by_clinician(study)
+    if can_manage:  # researchers know their clinicians by name; adjudicators get codes only
+        names = names_by_code(row["clinician__code"] for row in clinicians)
+        for row in clinicians:
+            row["name"] = names.get(row["clinician__code"], "")
     return render(
         request,
         "annotation/research/study.html",
@@ -178,7 +173,8 @@ def study_detail(request, pk):
             "study": study,
             "blind": is_blind,
             "can_manage": can_manage,
-            "clinicians": progress_by_clinician(study),
+            "clinicians": clinicians,
+            "results": _round_results(study) if can_manage else None,
             "items": items,
             "open_disputes": sum(1 for d in disputes if d.decision is None),
             "disputes": len(disputes),
@@ -194,6 +190,26 @@ def study_detail(request, pk):
             else [],
         },
     )
+
+
+def _round_results(study: Study) -> dict | None:
+    """A closed round's recorded results, for its own page (the report has the detail)."""
+    if not (study.is_calibration and study.status == Study.Status.CLOSED):
+        return None
+    records = list(study.qualifications.select_related("clinician").order_by("clinician__code"))
+    names = names_by_code(q.clinician.code for q in records)
+    label = adjudication.rubric_of(study).label
+    rows = [
+        {
+            "record": q,
+            "name": names.get(q.clinician.code, ""),
+            "passed": [label(key) for key, r in q.results.items() if r.get("passed")],
+            "missed": [label(key) for key, r in q.results.items() if not r.get("passed")],
+        }
+        for q in records
+    ]
+    passed = sum(1 for q in records if q.passed and q.reopened_at is None)
+    return {"rows": rows, "passed": passed, "total": len(records)}
 
 
 def _assigned_range(items: list[blind.ItemRow]) -> str:
@@ -217,18 +233,39 @@ def study_status(request, pk):
     """Open a draft (refused, with the checklist's reasons, until it holds), close an open
     study (a round's results are written then), or re-open a closed study."""
     study = get_object_or_404(Study, pk=pk)
+    back = "research_references" if request.POST.get("back") == "references" else "research_study"
     try:
         if study.status == Study.Status.OPEN:
+            # Closing writes a round's results for good: only once the researcher confirms.
+            if request.POST.get("confirm") != "yes":
+                return _confirm_close(request, study)
             written = lifecycle.close_study(study, request.user)
-            note = f"; results recorded for {written} clinicians" if study.is_calibration else ""
+            note = (
+                f"; results recorded for {written} clinician{pluralize(written)}"
+                if study.is_calibration
+                else ""
+            )
             messages.success(request, f"“{study.name}” is now closed{note}.")
         else:
             lifecycle.open_study(study, request.user)
             messages.success(request, f"“{study.name}” is now open.")
     except lifecycle.LifecycleError as exc:
         messages.error(request, str(exc))
-    back = "research_references" if request.POST.get("back") == "references" else "research_study"
     return redirect(back, pk=study.pk)
+
+
+def _confirm_close(request, study: Study):
+    progress = progress_by_clinician(study)
+    return render(
+        request,
+        "annotation/research/close_confirm.html",
+        {
+            "study": study,
+            "back": request.POST.get("back", ""),
+            "clinicians": len(progress),
+            "unfinished": sum(1 for row in progress if row["done"] < row["total"]),
+        },
+    )
 
 
 @role_required(*STAFF_ROLES)

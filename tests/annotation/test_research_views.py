@@ -374,7 +374,7 @@ def test_the_audit_trail_reads_as_sentences_with_dimension_labels(client, resear
 def test_closing_a_study_is_audited(client, researcher, pair):
     study, _a, _b = pair
     client.force_login(researcher)
-    client.post(reverse("research_study_status", args=[study.pk]))
+    client.post(reverse("research_study_status", args=[study.pk]), {"confirm": "yes"})
     study.refresh_from_db()
     assert study.status == Study.Status.CLOSED
     assert AuditEvent.objects.filter(action="study_closed", study=study).exists()

@@ -49,3 +49,27 @@ def test_forms_offer_clinicians_by_name_code_track_and_load(page, live_server, r
     expect(offered).to_contain_text(re.compile(rf"(?<!\()\b{nameless.code} · operations · 0 open"))
     if "rounds" in path:
         screenshot(page, "research-round-clinicians")
+
+
+def test_people_table_fits_its_container_at_1280(page, live_server, researcher):
+    """Issue 33: at 1280 px the table ran past the page's column (long emails and usernames,
+    the row's actions)."""
+    for n in range(3):
+        named(
+            f"dr.anastasia.silva-fernandes{n}@northwestern-university-hospital.example.org",
+            "Dr Anastasia",
+            f"Silva-Fernandes {n}",
+        )
+    Clinician.objects.update(specialty="Emergency medicine and urgent care")
+    log_in(page, live_server, researcher.username)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}/research/people/")
+    screenshot(page, "research-people-1280")
+    main = page.locator("main")
+    width = main.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert width[0] <= width[1], f"main scrolls: scrollWidth {width[0]} > clientWidth {width[1]}"
+    table_right = page.locator("table").first.evaluate("e => e.getBoundingClientRect().right")
+    main_right = main.evaluate(
+        "e => e.getBoundingClientRect().right - parseFloat(getComputedStyle(e).paddingRight)"
+    )
+    assert table_right <= main_right + 0.5, (table_right, main_right)

@@ -185,7 +185,7 @@ def test_behind_a_proxy_its_https_header_is_believed(tmp_path):
 
 
 MAIL = ("EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD")
-CONSOLE = "django.core.mail.backends.console.EmailBackend"
+CONSOLE = "config.mail.ConsoleBackend"
 SMTP = "django.core.mail.backends.smtp.EmailBackend"
 
 

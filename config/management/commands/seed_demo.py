@@ -28,15 +28,21 @@ class Command(BaseCommand):
         password = options["password"] or DEFAULT_PASSWORD
         if options["migrate"]:
             call_command("migrate", interactive=False, verbosity=0)
-        lines = seed_pipeline_demo(
-            password, options["repetitions"], options["scenario_repetitions"]
-        )
+        say = self.say
+        say("Seeding the demo: users, models and suites…")
+        seed_pipeline_demo(password, options["repetitions"], options["scenario_repetitions"], say)
         # The shell may import every app: the review demo stands on the runs, the jury on both.
-        lines.append(seed_review_demo(User.objects.filter(username="researcher").first()))
-        lines.append(seed_jury_demo())
-        lines.append(seed_jury_calibration())  # after both: the jury takes the closed round
-        lines.append(
+        say("Review demo: calibration rounds and a study…")
+        say(seed_review_demo(User.objects.filter(username="researcher").first()))
+        say("Jury demo: scoring the scenario run…")
+        say(seed_jury_demo())
+        say(seed_jury_calibration())  # after both: the jury takes the closed round
+        say(
             f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
             f"(password: {password if not options['password'] else 'as given'})"
         )
-        self.stdout.write("\n".join(lines))
+
+    def say(self, line: str) -> None:
+        """One step, printed at once: the whole seed takes minutes."""
+        self.stdout.write(line)
+        self.stdout.flush()
