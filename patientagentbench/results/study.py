@@ -16,6 +16,7 @@ from django.utils.text import slugify
 
 from patientagentbench.analysis import figures, statistics
 from patientagentbench.analysis.correctness import PASS_RULES
+from patientagentbench.analysis.headline import NOT_ENOUGH
 from patientagentbench.analysis.study import cell_record, cells_frame
 from patientagentbench.cache import memo
 from patientagentbench.models import Run
@@ -173,24 +174,33 @@ def file_stem(run: Run, name: str) -> str:
 
 def table_view(table: dict, digits: int = 3) -> dict:
     """A table as header + rows of display strings (escaping is the template's job): counts
-    as whole numbers, other numbers to `digits` places, headers in words."""
+    as whole numbers, other numbers to `digits` places, headers in words. An interval bound the
+    table withheld (`statistics.group_table`: zero width, or too few cells) says why."""
     counts = [_is_count(column) for column in table["columns"]]
+    bounds = [_is_interval_bound(column) for column in table["columns"]]
     return {
         "columns": [column.replace("_", " ") for column in table["columns"]],
         "rows": [
-            [_display(v, 0 if count else digits) for v, count in zip(row, counts, strict=True)]
+            [
+                _display(v, 0 if count else digits, NOT_ENOUGH if bound else "—")
+                for v, count, bound in zip(row, counts, bounds, strict=True)
+            ]
             for row in table["rows"]
         ],
     }
+
+
+def _is_interval_bound(column: str) -> bool:
+    return column.endswith(("_ci_low", "_ci_high"))
 
 
 def _is_count(column: str) -> bool:
     return column.startswith("n_") or column.endswith(("_traces", "_count"))
 
 
-def _display(value, digits: int) -> str:
+def _display(value, digits: int, missing: str = "—") -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "—"
+        return missing
     if isinstance(value, float):
         return f"{value:,.0f}" if digits == 0 else f"{value:.{digits}f}"
     if isinstance(value, list | tuple):

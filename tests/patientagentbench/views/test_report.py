@@ -202,3 +202,51 @@ def test_two_repetitions_that_never_diverge_still_say_so():
     sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
     (row,) = sections["Where runs first diverge"]
     assert row["detail"] == "No cell has two valid runs: divergence needs at least two."
+
+
+def results_section(body: str) -> str:
+    return body.split("<h2>Results</h2>")[1].split("<h2>Figures</h2>")[0]
+
+
+def test_intervals_on_too_few_cells_are_withheld_on_the_page_and_in_the_cli(
+    client, researcher, office_suite, sim_models, tmp_path
+):
+    run = launch_run(
+        suite=office_suite,
+        models=sim_models[:1],
+        repetitions=2,
+        tasks=list(office_suite.tasks.all()[:3]),
+        enqueue=False,
+    )
+    execute_inline(run)
+    body = report_body(client, researcher, run)
+    results = results_section(body)
+    # Three cells: a bootstrap or t interval on them would claim far more than it covers.
+    assert "not enough evidence for an interval (n = 3; 5 needed)" in results
+    assert "(bootstrap)" not in results and "(t)" not in results
+    tables = body.split("<h2>Tables</h2>")[1]
+    assert "not enough evidence" in tables
+    call_command("analysis_report", "--run", str(run.pk), "--out", str(tmp_path), stdout=StringIO())
+    header, *rows = (tmp_path / "tables" / "model.csv").read_text().splitlines()
+    low = header.split(",").index("tss_ci_low")
+    assert [row.split(",")[low] for row in rows] == [""]
+
+
+def test_a_zero_width_interval_is_withheld_whatever_the_n():
+    from patientagentbench.results import findings
+
+    agree = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 8}
+    stats = {
+        "overall": {"tss": {"bootstrap": agree}},
+        "tss_vs_ac": {
+            "n": 8,
+            "difference": {"mean": 0.0, "ci_low": 0.0, "ci_high": 0.0},
+            "t": None,
+            "reason": "every pair differs by the same amount",
+        },
+    }
+    sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
+    mean, difference = sections["Consistency"]
+    for row in (mean, difference):
+        assert row["ci"] == "not enough evidence for an interval: all 8 values are the same"
+        assert "95% CI" not in row["ci"]
