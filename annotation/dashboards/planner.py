@@ -129,9 +129,16 @@ def plan_data(request: PlanRequest, current: str | None = None) -> dict:
 
 def _plan(request: PlanRequest) -> dict:
     ds = load(Filters(study=request.pilot, panel=request.panel))
-    plan = planning.plan_study(
-        ds.ratings(), request.items, request.overlaps, request.target, quantile=request.quantile
-    )
+    try:
+        plan = planning.plan_study(
+            ds.ratings(),
+            request.items,
+            request.overlaps,
+            request.target,
+            quantile=request.quantile,
+        )
+    except planning.TooMuchWork as refusal:
+        return {"refused": str(refusal), "summary": page_summary(ds)}
     order = {key: i for i, key in enumerate(ds.dimension_order({r.dimension for r in plan.rows}))}
     rows = [
         _shown_row(row) | {"dimension": ds.label(row["dimension"]), "key": row["dimension"]}

@@ -548,6 +548,19 @@ class TestPilot:
             == 404
         )
 
+    def test_the_planner_at_its_form_bounds_refuses_with_a_clear_message(
+        self, client, researcher, pilot
+    ):
+        client.force_login(researcher)
+        query = f"?pilot={pilot['study'].pk}&items=4993..5000&overlaps=13..20&target=0.01"
+        query = query.replace("4993..5000", ",".join(map(str, range(4993, 5001))))
+        query = query.replace("13..20", ",".join(map(str, range(13, 21))))
+        response = client.get(reverse("research_dashboard_planner") + query)
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert 'data-testid="plan-refused"' in body and "too big for one request" in body
+        assert 'data-testid="recommended"' not in body
+
     def test_a_study_downloads_as_one_zip(self, client, researcher, pilot):
         client.force_login(researcher)
         study = pilot["study"]
