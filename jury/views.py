@@ -29,6 +29,7 @@ from jury.scoring import (
     progress,
     resume_jury,
 )
+from patientagentbench.cases.attribute_labels import attribute_label, value_label
 from patientagentbench.models import Run, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, has_role, role_required
 from patientagentbench.runs import jobs
@@ -389,7 +390,12 @@ def leaderboard(request, run_pk, panel_pk):
         "board": board,
         "table": _table(board.rows, keys),
         "by": by,
-        "breakdown": [(value, _table(rows, keys)) for value, rows in breakdown.items()],
+        # Keys stay in the query string; a person reads "Anxiety", "Health concern".
+        "attributes": [(key, attribute_label(key)) for key in board.attributes],
+        "by_label": attribute_label(by) if by else "",
+        "breakdown": [
+            (value_label(by, value), _table(rows, keys)) for value, rows in breakdown.items()
+        ],
         "left_out": verdicts.left_out_text(board.left_out),
         "standing": standing(panel),
     }

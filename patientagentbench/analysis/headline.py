@@ -40,7 +40,7 @@ class Minimum:
 # Checked with statistics._d_interval, the Fisher z and statsmodels' Wilson interval.
 MIN_PAIRS_FOR_AN_EFFECT_SIZE = Minimum(
     10,
-    "the paper's d_z of 0.75 needs 10 pairs before its noncentral-t 95% CI excludes 0 "
+    "the paper's paired Cohen's d of 0.75 needs 10 pairs before its noncentral-t 95% CI excludes 0 "
     "(9 pairs: -0.01 to 1.48; 3 pairs: -0.63 to 2.01)",
 )
 MIN_CELLS_FOR_A_CORRELATION = Minimum(

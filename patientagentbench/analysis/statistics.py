@@ -967,7 +967,7 @@ HEADLINE_ROWS = (
     ),
     (
         "tss_vs_ac_cohens_d",
-        "TSS exceeds AC within cells: Cohen's d_z (paired t)",
+        "TSS exceeds AC within cells: paired Cohen's d (paired t)",
         ("tss_vs_ac_paired", "cohens_d_z"),
         "",
         ("tss_vs_ac_paired", "n_cells"),

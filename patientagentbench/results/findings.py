@@ -250,7 +250,7 @@ def _consistency(stats: Mapping[str, Any]) -> list[Row]:
                 minimum=MIN_CELLS_FOR_A_MEAN,
             ),
             paired.get("n"),
-            _t_detail(paired, "d_z"),
+            _t_detail(paired, "d for paired cells"),
         )
     )
     return rows
@@ -471,14 +471,14 @@ def _reliability(stats: Mapping[str, Any]) -> list[Row]:
     if "error" in paper:
         rows.append(
             _row(
-                "Split-half TSS, even vs odd runs (the paper's split_half.py)",
+                "Split-half TSS, even vs odd runs (the paper's split-half script)",
                 detail=f"Not computed: {paper['error']}.",
             )
         )
     elif paper:
         rows.append(
             _row(
-                "Split-half TSS, even vs odd runs (the paper's split_half.py): Pearson r",
+                "Split-half TSS, even vs odd runs (the paper's split-half script): Pearson r",
                 number(paper["tss_pearson_r"]),
                 n=paper["n_cells"],
                 detail=f"{p_value(paper['p'])}; Spearman rho {number(paper['tss_spearman_rho'])}",

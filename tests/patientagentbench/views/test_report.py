@@ -37,7 +37,10 @@ def test_report_page_shows_tables_figures_tests_and_published_values(
     headline = headline_table(body)
     assert "n = 38, 95% CI [" in headline and "(BCa bootstrap over cells)" in headline
     assert "(noncentral t)" in headline and "lies inside" in headline or "lies outside" in headline
-    assert "not enough evidence" not in headline.split("Cohen&#x27;s d_z")[1].split("</tr>")[0]
+    assert (
+        "not enough evidence"
+        not in headline.split("paired Cohen&#x27;s d (paired t)")[1].split("</tr>")[0]
+    )
 
 
 def headline_table(body: str) -> str:
@@ -59,12 +62,12 @@ def test_a_six_cell_report_says_not_enough_evidence_beside_the_papers_values(
     stats = client.get(reverse("report_statistics_json", args=[run.pk])).json()
     assert stats["n_cells"] == 6  # 3 tasks x 2 models
     headline = headline_table(client.get(reverse("run_report", args=[run.pk])).content.decode())
-    d_z_row = headline.split("Cohen&#x27;s d_z")[1].split("</tr>")[0]
+    d_z_row = headline.split("paired Cohen&#x27;s d (paired t)")[1].split("</tr>")[0]
     assert "<i>not enough evidence</i>" in d_z_row and "(n = 6; 10 needed)" in d_z_row
     assert "0.75" in d_z_row and "not enough evidence here" in d_z_row  # the paper's, alone
     d_z = stats["paper"]["tss_vs_ac_paired"]["cohens_d_z"]  # computed, but not a headline
     assert f"{d_z:.3f}" not in d_z_row
-    assert "Minimum: the paper&#x27;s d_z of 0.75 needs 10 pairs" in d_z_row
+    assert "Minimum: the paper&#x27;s paired Cohen&#x27;s d of 0.75 needs 10 pairs" in d_z_row
     below = [row for row in headline.split("<tr") if "<i>not enough evidence</i>" in row]
     assert len(below) > 1  # the correlations and F tests need 10 cells too
     for row in below:
@@ -250,3 +253,15 @@ def test_a_zero_width_interval_is_withheld_whatever_the_n():
     for row in (mean, difference):
         assert row["ci"] == "not enough evidence for an interval: all 8 values are the same"
         assert "95% CI" not in row["ci"]
+
+
+def test_the_report_of_a_case_set_run_reads_in_words(client, researcher, sim_models):
+    from patientagentbench.suites.case_sets import create_case_set
+    from tests.readable import raw_identifiers
+
+    suite = create_case_set("readable-cases", 4, seed=5)
+    run = launch_run(suite=suite, models=sim_models, repetitions=2, max_turns=8, enqueue=False)
+    execute_inline(run)
+    body = report_body(client, researcher, run)
+    assert "Per care preference" in body  # a table per case attribute, named in words
+    assert raw_identifiers(body) == []
