@@ -32,6 +32,7 @@ from tests.annotation.test_research_views import (
 )
 from tests.factories import person, rows_for_scope, simulated_models
 from tests.jury.conftest import make_panel, qualify, simulated_model, verdict
+from tests.readable import visible_text
 
 pytestmark = pytest.mark.django_db
 _nonces = itertools.count()
@@ -534,10 +535,16 @@ class TestPilot:
                 # Every dash says why: a width in its cell, and each in the row's reason column.
                 assert all(c["title"] for kind, c in dashes if kind == "est"), (name, raw)
                 assert not dashes or raw[why], (name, raw)
-        # Clinicians who always agree give alpha 1 in every resample: no 0.00 line is drawn.
-        figure = plan["figures"]["plan"]
+        # Clinicians who always agree give alpha 1 in every resample: no 0.00 line is drawn,
+        # and a chart with nothing to draw is not shown empty.
         assert "0 by construction" in body
-        assert figure
+        assert plan["figures"] == {} and 'data-testid="no-chart"' in body
+        # Each reason is said once, numbered; the rows refer to it.
+        assert plan["reasons"]
+        shown = visible_text(body)
+        for reason in plan["reasons"]:
+            assert shown.count(reason["text"]) == 1, reason["text"]
+        assert any(row[-1].startswith("reason") for row in plan["tables"]["designs"]["rows"])
         csv_response = client.get(
             reverse("research_dashboard_table", args=["planner", "designs"])
             + f"?pilot={study.pk}&items=4,8&overlaps=2,3"
