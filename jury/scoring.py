@@ -94,6 +94,31 @@ def job_key(panel: Panel, trace_id: int, judge: Judge, repetition: int) -> str:
     )
 
 
+def jobs_to_make(panel: Panel, trace_ids: Iterable[int], repeat: int) -> dict[Judge, int]:
+    """Per judge, the jobs a launch of these conversations × `repeat` would queue: those an
+    earlier launch already holds are skipped (`launch_jury` adds only what is missing), so an
+    estimate counts what this launch will buy."""
+    trace_ids = sorted(set(trace_ids))
+    held = set(
+        JudgeJob.objects.filter(jury_run__panel=panel, trace_id__in=trace_ids).values_list(
+            "key", flat=True
+        )
+    )
+    return {
+        judge: sum(
+            job_key(panel, trace_id, judge, repetition) not in held
+            for trace_id in trace_ids
+            for repetition in range(repeat)
+        )
+        for judge in panel.judges.all()
+    }
+
+
+def calls_per_job(judge: Judge, dimensions: int) -> int:
+    """First-attempt calls of one job: one for all dimensions, or one per dimension."""
+    return 1 if judge.one_call else dimensions
+
+
 def launch_jury(
     *,
     panel: Panel,

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from jury.models import JuryRun, Panel
+from jury.models import Judge, JuryRun, Panel
 from jury.scoring import JUDGE_MAX_OUTPUT_TOKENS, PARSE_ATTEMPTS
 from patientagentbench.runs.estimates import EST_TOKENS_IN_PER_CALL
 
@@ -20,17 +20,14 @@ def is_paid(panel: Panel) -> bool:
     return any(not judge.model.is_simulated for judge in panel.judges.all())
 
 
-def worst_case_cost(panel: Panel, conversations: int, dimensions: int, repeat: int) -> Decimal:
-    """Every call answered off-format until the last attempt, at the full answer cap; prompts
-    at the pipeline's usual size (a long conversation costs more: the spend limit holds)."""
-    calls = conversations * dimensions * repeat * PARSE_ATTEMPTS
-    cost = sum(
-        (
-            judge.model.cost_of(calls * EST_TOKENS_IN_PER_CALL, calls * JUDGE_MAX_OUTPUT_TOKENS)
-            for judge in panel.judges.all()
-        ),
-        Decimal(0),
-    )
+def worst_case_cost(jobs: dict[Judge, int], dimensions: int) -> Decimal:
+    """Every call of these jobs (`scoring.jobs_to_make`) answered off-format until the last
+    attempt, at the full answer cap; prompts at the pipeline's usual size (a long conversation
+    costs more: the spend limit holds)."""
+    cost = Decimal(0)
+    for judge, n_jobs in jobs.items():
+        calls = n_jobs * dimensions * PARSE_ATTEMPTS
+        cost += judge.model.cost_of(calls * EST_TOKENS_IN_PER_CALL, calls * JUDGE_MAX_OUTPUT_TOKENS)
     return cost.quantize(Decimal("0.01"))
 
 

@@ -22,11 +22,14 @@ from jury.qualification import standing
 from jury.scoring import (
     JUDGE_JOBS,
     JuryError,
+    calls_per_job,
     cancel_jury,
+    jobs_to_make,
     launch_jury,
     progress,
     resume_jury,
 )
+from patientagentbench.cases.attribute_labels import attribute_label, value_label
 from patientagentbench.models import Run, Trace
 from patientagentbench.roles import ADMIN, STAFF_ROLES, has_role, role_required
 from patientagentbench.runs import jobs
@@ -136,7 +139,11 @@ def launch(request, run_pk):
         request.POST or None, initial={"panel": _default_panel()}, run=run, finished=finished
     )
     is_admin = has_role(request.user, ADMIN)
-    if request.method == "POST" and form.is_valid():
+    valid = request.method == "POST" and form.is_valid()
+    # The estimate counts what this launch would make: the chosen conversations × K.
+    chosen = form.trace_ids if valid and form.trace_ids is not None else finished
+    repeat = form.cleaned_data["repeat"] if valid else 1
+    if valid and ESTIMATE not in request.POST:
         data = form.cleaned_data
         panel, limit = data["panel"], data["spend_limit"]
         if limit is None and not is_admin:
@@ -168,7 +175,8 @@ def launch(request, run_pk):
             "run": run,
             "form": form,
             "conversations": conversations,
-            "estimates": _estimates(conversations, dimensions, is_admin),
+            "estimates": _estimates(chosen, repeat, dimensions, is_admin),
+            "estimated_for": _estimated_for(form if valid else None, len(chosen), repeat),
             "dimensions": dimensions,
             "scored_by": Panel.objects.filter(verdicts__trace__run=run).distinct(),
             "worker_alive": worker_alive(),
@@ -180,13 +188,29 @@ def _default_panel() -> Panel | None:
     return Panel.objects.filter(imported=False).order_by("-created_at").first()
 
 
-def _estimates(conversations: int, dimensions: int, is_admin: bool) -> list[dict]:
-    """Calls per repetition for each panel, and for a paid one its worst-case cost and who may
-    launch it, so a researcher sees the cost of a choice before making it."""
+ESTIMATE = "estimate"  # the submit button that asks for the estimate of a choice, not a launch
+
+
+def _estimated_for(form: LaunchForm | None, n_conversations: int, repeat: int) -> str:
+    """What the estimate counts, in words."""
+    which = (
+        form.subset
+        if form is not None and form.subset
+        else f"all {n_conversations} finished conversation{'s' if n_conversations != 1 else ''}"
+    )
+    return f"{which}, {repeat} repetition{'s' if repeat != 1 else ''}"
+
+
+def _estimates(trace_ids: list[int], repeat: int, dimensions: int, is_admin: bool) -> list[dict]:
+    """For each panel, the calls a launch of these conversations × `repeat` would make (jobs
+    an earlier launch holds are not made again), its time and, for a paid panel, its
+    worst-case cost and who may launch it: the cost of a choice, seen before making it."""
     rows = []
+    conversations = len(trace_ids)
     for panel in Panel.objects.filter(imported=False).prefetch_related("judges__model"):
         paid = spending.is_paid(panel)
-        estimate = timing.scoring_time(panel, conversations, dimensions, 1)
+        jobs_made = jobs_to_make(panel, trace_ids, repeat)
+        estimate = timing.scoring_time(panel, conversations, dimensions, repeat)
         # Time grows linearly with conversations: one estimate (one latency query per
         # judge) serves both figures.
         each = (
@@ -201,11 +225,10 @@ def _estimates(conversations: int, dimensions: int, is_admin: bool) -> list[dict
                 "time_each": timing.words(each) if each is not None else None,
                 "latencies": estimate.per_judge,
                 "unmeasured": estimate.unmeasured,
-                "calls": conversations * len(panel.judges.all()) * dimensions,
+                "jobs": sum(jobs_made.values()),
+                "calls": sum(n * calls_per_job(j, dimensions) for j, n in jobs_made.items()),
                 "paid": paid,
-                "worst_case": spending.worst_case_cost(panel, conversations, dimensions, 1)
-                if paid
-                else None,
+                "worst_case": spending.worst_case_cost(jobs_made, dimensions) if paid else None,
                 "approved_limit": panel.approved_spend_limit,
                 "launchable": is_admin or not paid or panel.approved_spend_limit is not None,
             }
@@ -367,7 +390,12 @@ def leaderboard(request, run_pk, panel_pk):
         "board": board,
         "table": _table(board.rows, keys),
         "by": by,
-        "breakdown": [(value, _table(rows, keys)) for value, rows in breakdown.items()],
+        # Keys stay in the query string; a person reads "Anxiety", "Health concern".
+        "attributes": [(key, attribute_label(key)) for key in board.attributes],
+        "by_label": attribute_label(by) if by else "",
+        "breakdown": [
+            (value_label(by, value), _table(rows, keys)) for value, rows in breakdown.items()
+        ],
         "left_out": verdicts.left_out_text(board.left_out),
         "standing": standing(panel),
     }

@@ -129,15 +129,23 @@ def plan_data(request: PlanRequest, current: str | None = None) -> dict:
 
 def _plan(request: PlanRequest) -> dict:
     ds = load(Filters(study=request.pilot, panel=request.panel))
-    plan = planning.plan_study(
-        ds.ratings(), request.items, request.overlaps, request.target, quantile=request.quantile
-    )
+    try:
+        plan = planning.plan_study(
+            ds.ratings(),
+            request.items,
+            request.overlaps,
+            request.target,
+            quantile=request.quantile,
+        )
+    except planning.TooMuchWork as refusal:
+        return {"refused": str(refusal), "summary": page_summary(ds)}
     order = {key: i for i, key in enumerate(ds.dimension_order({r.dimension for r in plan.rows}))}
     rows = [
         _shown_row(row) | {"dimension": ds.label(row["dimension"]), "key": row["dimension"]}
         for row in sorted(plan.as_rows(), key=lambda r: (order[r["dimension"]], r["ratings"]))
     ]
     designs = _designs(rows, plan)
+    reasons = _number_reasons(designs, rows)
     share = _share(plan.quantile)
     note = (
         f"{plan.n_sim} simulated studies per design, each drawing its items from the pilot, "
@@ -163,17 +171,62 @@ def _plan(request: PlanRequest) -> dict:
         "recommended_design": _recommended(designs),
         "stability": _stability(plan),
         "recommended_by_dimension": by_dimension,
+        "reasons": reasons,
         "tables": {
             "designs": _designs_table(designs, request.target, share),
             "plan": table("Every dimension, every design", _PLAN_COLUMNS, rows, note),
         },
+        # A chart with no width to draw is no answer: the page says so instead.
         "figures": {
             "plan": figure(
                 _plan_figure(designs, plan), "plan", f"CI width {share} of studies reach"
             )
-        },
+        }
+        if _any_width(designs)
+        else {},
         "summary": page_summary(ds),
     }
+
+
+def _number_reasons(designs: list[dict], rows: list[dict]) -> list[dict]:
+    """Each reason a width is missing, said once: numbered, with the dimensions it concerns;
+    the rows say "reason 2" instead of repeating it (a dozen designs repeated fifteen long
+    sentences each)."""
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        for f in planning.FIGURES:
+            if row[f"{f}_reason"]:
+                found.setdefault(row[f"{f}_reason"], set()).add(row["dimension"])
+    number = {reason: i for i, reason in enumerate(found, start=1)}
+
+    def refer(texts) -> str:
+        ids = sorted({number[t] for t in texts if t in number})
+        return f"reason{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))}" if ids else ""
+
+    for design in designs:
+        design["missing"] = refer(design.pop("reasons"))
+        for f in planning.FIGURES:
+            _refer_in(design[f"{f}_width"], refer(design.get(f"{f}_missing", [])))
+    for row in rows:
+        row["note"] = refer(row[f"{f}_reason"] for f in planning.FIGURES)
+        for f in planning.FIGURES:
+            for key in (f"{f}_width", f"{f}_width_median"):
+                _refer_in(row[key], refer([row[f"{f}_reason"]]))
+    order = [row["dimension"] for row in rows]
+    return [
+        {"number": i, "text": reason, "dimensions": sorted(found[reason], key=order.index)}
+        for reason, i in number.items()
+    ]
+
+
+def _refer_in(estimate: dict, reference: str) -> None:
+    """A missing width's cell names its reason by number (said in full once, below)."""
+    if estimate["value"] is None and reference:
+        estimate["reason"] = reference
+
+
+def _any_width(designs: list[dict]) -> bool:
+    return any(d[f"{f}_width"]["value"] is not None for d in designs for f in planning.FIGURES)
 
 
 def _share(quantile: float) -> str:
@@ -206,7 +259,7 @@ _PLAN_COLUMNS = [
     ("difference_width_median", "Jury − clinician CI width (median)", "est"),
     ("reaches_target", "Reaches target", "bool"),
     ("reach_share", "Pilot resamples reaching", "pct"),
-    ("note", "Why a width is missing", "text"),
+    ("note", "Why a width is missing (below)", "text"),
 ]
 
 
@@ -219,8 +272,9 @@ def _designs(rows: list[dict], plan: planning.PlanResult) -> list[dict]:
         design = {"items": items, "overlap": overlap, "ratings": items * overlap}
         for f in planning.FIGURES:
             design |= _widest(mine, f)
-        reasons = [design[f"{f}_width"]["reason"] for f in planning.FIGURES]
-        design["missing"] = "; ".join(dict.fromkeys(r for r in reasons if r))
+        design["reasons"] = list(
+            dict.fromkeys(r for f in planning.FIGURES for r in design.get(f"{f}_missing", []))
+        )
         shares = [r["reach_share"] for r in mine]
         design |= {
             "reaching": f"{sum(r['reaches_target'] for r in mine)} of {len(mine)}",
@@ -243,7 +297,11 @@ def _widest(rows: list[dict], f: str) -> dict:
             reason = reasons.pop()
         else:
             reason = "; ".join(f"{r['dimension']}: {r[f'{f}_reason']}" for r in missing)
-        return {f"{f}_width": _estimate(None, None, reason), f"{f}_dimension": ""}
+        return {
+            f"{f}_width": _estimate(None, None, reason),
+            f"{f}_dimension": "",
+            f"{f}_missing": [r[f"{f}_reason"] for r in missing],
+        }
     rows = [r for r in rows if r not in missing]
     widest = max(rows, key=lambda r: r[f"{f}_width"]["value"])
     return {f"{f}_width": widest[f"{f}_width"], f"{f}_dimension": widest["dimension"]}
@@ -264,7 +322,7 @@ def _designs_table(designs: list[dict], target: float, share: str) -> dict:
         ("reaching", f"Dimensions reaching ≤ {target:g}", "text"),
         ("reach_share", "Pilot resamples reaching (worst dimension)", "pct"),
         ("recommended", "Recommended", "bool"),
-        ("missing", "Why a width is missing", "text"),
+        ("missing", "Why a width is missing (below)", "text"),
     ]
     note = (
         "Designs from the fewest clinician scores up; the recommended one (highlighted) is the "

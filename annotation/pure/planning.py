@@ -62,6 +62,47 @@ PILOT_RESAMPLES = 20
 RANGE = (0.1, 0.9)  # the spread of a design's predicted width over the pilot's resamples
 FIGURES = ("alpha", "difference")
 
+# The work a plan may do, in item draws (`plan_work`): one request must finish well inside a
+# web worker's timeout. At the form's own bounds (8 item counts up to 5,000, 8 overlaps) a
+# plan took over 120 s and got its worker killed; benchmarks/planner_budget.py times the
+# largest plan within this budget.
+DRAWS_PER_DESIGN_PER_ITEM = 1
+# Drawing a study size's resamples (and holding them: ~1 MB per item) costs about six designs.
+DRAWS_PER_SIZE_PER_ITEM = 6
+# Each design (size × overlap × dimension) also costs a fixed part whatever its items: its
+# pilot copies are planned again (0.15 s each, as much as 80 items of a pass).
+WORK_PER_DESIGN = 80
+MAX_PLAN_WORK = 14_000  # the page's default on six dimensions is 12,960
+
+
+class TooMuchWork(ValueError):
+    """A plan past `MAX_PLAN_WORK`; its message says what to ask for instead."""
+
+
+def plan_work(items_options: Iterable[int], overlap_options: Iterable[int], dimensions: int) -> int:
+    """The work of a plan: per study size, its draws, then one pass per dimension and overlap,
+    each over every item of the size's simulated studies plus a fixed part."""
+    sizes = set(items_options)
+    designs = len(set(overlap_options)) * max(1, dimensions)
+    per_item = DRAWS_PER_SIZE_PER_ITEM + DRAWS_PER_DESIGN_PER_ITEM * designs
+    return sum(sizes) * per_item + len(sizes) * designs * WORK_PER_DESIGN
+
+
+def work_refusal(items_options, overlap_options, dimensions: int) -> str | None:
+    """Why a plan is too big for one request, in words; None when it fits the budget."""
+    work = plan_work(items_options, overlap_options, dimensions)
+    if work <= MAX_PLAN_WORK:
+        return None
+    overlaps = len(set(overlap_options))
+    return (
+        f"This plan is too big for one request: {len(set(items_options))} study sizes adding up "
+        f"to {sum(set(items_options)):,} items, × {overlaps} clinician count"
+        f"{'s' if overlaps != 1 else ''} per item × {dimensions} dimension"
+        f"{'s' if dimensions != 1 else ''} is {work:,} units of work, and one request may do "
+        f"{MAX_PLAN_WORK:,}. Try fewer or smaller item counts, or fewer clinician counts."
+    )
+
+
 NO_JURY = "no jury scores in the pilot"
 NO_JURY_HERE = "no pilot item with this many clinicians has a jury score"
 NOT_EVIDENCE = "scores do not vary in the pilot: the width is 0 by construction, not evidence"
@@ -174,6 +215,9 @@ def plan_study(
     `variance_inflation` (see the module's docstring: a small pilot under-predicts)."""
     _check_design(items_options, overlap_options, quantile)
     split = split_by_dimension(pilot_ratings)
+    refusal = work_refusal(items_options, overlap_options, len(split))
+    if refusal:
+        raise TooMuchWork(refusal)
     pilots = {d: _pilot(split[d]) for d in sorted(split)}  # input order never matters
     settings = _Settings(target_width, quantile, level, n_sim, n_boot, pilot_resamples, correct)
     rng = np.random.default_rng([seed, 1])

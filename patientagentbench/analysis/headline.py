@@ -19,11 +19,13 @@ __all__ = [
     "MIN_CELLS_FOR_A_SHARE",
     "MIN_CELLS_FOR_AN_F_TEST",
     "MIN_PAIRS_FOR_AN_EFFECT_SIZE",
+    "NOT_ENOUGH",
     "NOT_ENOUGH_HERE",
     "Headline",
     "Interval",
     "Minimum",
     "headline",
+    "interval_withheld",
 ]
 
 
@@ -38,7 +40,7 @@ class Minimum:
 # Checked with statistics._d_interval, the Fisher z and statsmodels' Wilson interval.
 MIN_PAIRS_FOR_AN_EFFECT_SIZE = Minimum(
     10,
-    "the paper's d_z of 0.75 needs 10 pairs before its noncentral-t 95% CI excludes 0 "
+    "the paper's paired Cohen's d of 0.75 needs 10 pairs before its noncentral-t 95% CI excludes 0 "
     "(9 pairs: -0.01 to 1.48; 3 pairs: -0.63 to 2.01)",
 )
 MIN_CELLS_FOR_A_CORRELATION = Minimum(
@@ -61,7 +63,8 @@ MIN_CELLS_FOR_A_MEAN = Minimum(
     "rests on 3 df or fewer",
 )
 
-NOT_ENOUGH_HERE = "not enough evidence here"
+NOT_ENOUGH = "not enough evidence"
+NOT_ENOUGH_HERE = f"{NOT_ENOUGH} here"
 # What a headline may say about the paper's value only when the sample reaches its minimum.
 COMPARISON_WORDS = (
     "match",
@@ -130,7 +133,7 @@ def headline(
     count = f"n = {n:,} {of}" if of else f"n = {n:,}"
     if n < minimum.n:
         return Headline(
-            "not enough evidence",
+            NOT_ENOUGH,
             f"({count}; {minimum.n:,} needed)",
             NOT_ENOUGH_HERE,
             enough=False,
@@ -151,6 +154,18 @@ def headline(
     beside = f"{count}, {level} CI {bounds} ({interval.method})"
     comparison = _comparison(published, interval, published_fmt)
     return Headline(fmt(point), beside, comparison, enough=True, shown=True)
+
+
+def interval_withheld(low: float, high: float, n: int | None, minimum: Minimum) -> str:
+    """Why an interval is not printed, or "" when it stands. An interval of zero width
+    ("1.00 to 1.00" from two cells that agree) reads as a certainty no sample gives, and one
+    on fewer observations than its kind of figure needs covers far less often than it says."""
+    n = int(n or 0)
+    if n < minimum.n:
+        return f"{NOT_ENOUGH} for an interval (n = {n:,}; {minimum.n:,} needed)"
+    if high - low <= 1e-12:
+        return f"{NOT_ENOUGH} for an interval: all {n:,} values are the same"
+    return ""
 
 
 def _comparison(published: float | None, interval: Interval, published_fmt) -> str:

@@ -31,6 +31,7 @@ from patientagentbench.analysis.headline import (
     MIN_CELLS_FOR_A_SHARE,
     MIN_CELLS_FOR_AN_F_TEST,
     MIN_PAIRS_FOR_AN_EFFECT_SIZE,
+    interval_withheld,
 )
 from patientagentbench.analysis.paper_study import paper_study
 from patientagentbench.analysis.study import attribute_columns
@@ -216,7 +217,7 @@ def group_table(
     summary = grouped[list(TABLE_METRICS)].agg(["mean", "std"])
     for metric in TABLE_METRICS:
         intervals = [
-            percentile_bootstrap_mean(values, seed=seed, level=level)
+            _table_interval(percentile_bootstrap_mean(values, seed=seed, level=level), values)
             for _, values in grouped[metric]
         ]
         columns |= {
@@ -238,12 +239,30 @@ def group_table(
     }
     for metric in ("tss", "ac") if bootstrap_resamples else ():
         intervals = [
-            bootstrap_ci(values, n=bootstrap_resamples, seed=seed) for _, values in grouped[metric]
+            _table_interval(_bounds(bootstrap_ci(values, n=bootstrap_resamples, seed=seed)), values)
+            for _, values in grouped[metric]
         ]
-        columns[f"{metric}_boot_ci_low"] = [i["ci_low"] for i in intervals]
-        columns[f"{metric}_boot_ci_high"] = [i["ci_high"] for i in intervals]
+        columns[f"{metric}_boot_ci_low"] = [i[0] for i in intervals]
+        columns[f"{metric}_boot_ci_high"] = [i[1] for i in intervals]
     table = pd.DataFrame(columns, index=columns["n_cells"].index)
     return table.reset_index()
+
+
+def _bounds(result: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    return result["ci_low"], result["ci_high"]
+
+
+def _table_interval(
+    bounds: tuple[float | None, float | None], values: Iterable[Any]
+) -> tuple[float | None, float | None]:
+    """A group's interval, or none (the table then says "not enough evidence") when it has
+    zero width or stands on fewer cells than a mean needs (`headline.interval_withheld`)."""
+    low, high = bounds
+    if low is None or high is None:
+        return None, None
+    if interval_withheld(low, high, len(_finite(values)), MIN_CELLS_FOR_A_MEAN):
+        return None, None
+    return low, high
 
 
 def model_table(frame: pd.DataFrame, *, bootstrap_resamples: int = 2000) -> pd.DataFrame:
@@ -948,7 +967,7 @@ HEADLINE_ROWS = (
     ),
     (
         "tss_vs_ac_cohens_d",
-        "TSS exceeds AC within cells: Cohen's d_z (paired t)",
+        "TSS exceeds AC within cells: paired Cohen's d (paired t)",
         ("tss_vs_ac_paired", "cohens_d_z"),
         "",
         ("tss_vs_ac_paired", "n_cells"),

@@ -15,11 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from patientagentbench.analysis.headline import (
+    MIN_CELLS_FOR_A_MEAN,
     MIN_PAIRS_FOR_AN_EFFECT_SIZE,
     Headline,
     Interval,
     Minimum,
     headline,
+    interval_withheld,
 )
 
 Row = dict[str, Any]
@@ -49,9 +51,18 @@ def p_value(value: Any) -> str:
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
-def interval(low: Any, high: Any, fmt=number, method: str = "") -> str:
+# An analytic interval (Wilson's) holds at any n; only a zero width withholds it.
+ANY_N = Minimum(0, "")
+
+
+def interval(low: Any, high: Any, fmt=number, method: str = "", *, n: Any, minimum: Minimum) -> str:
+    """ "95% CI low to high (method)", or "not enough evidence" when the interval has zero width
+    or stands on fewer than `minimum` observations (`headline.interval_withheld`)."""
     if not (_is_number(low) and _is_number(high)):
         return ""
+    withheld = interval_withheld(low, high, n if _is_number(n) else 0, minimum)
+    if withheld:
+        return withheld
     text = f"95% CI {fmt(low)} to {fmt(high)}"
     return f"{text} ({method})" if method else text
 
@@ -76,7 +87,14 @@ def _bootstrap_row(label: str, boot: Mapping[str, Any], fmt=number, detail: str 
     return _row(
         label,
         fmt(boot["estimate"]),
-        interval(boot.get("ci_low"), boot.get("ci_high"), fmt, "bootstrap"),
+        interval(
+            boot.get("ci_low"),
+            boot.get("ci_high"),
+            fmt,
+            "bootstrap",
+            n=boot.get("n"),
+            minimum=MIN_CELLS_FOR_A_MEAN,
+        ),
         boot.get("n"),
         detail,
     )
@@ -224,9 +242,15 @@ def _consistency(stats: Mapping[str, Any]) -> list[Row]:
         _row(
             "TSS exceeds AC within cells by",
             number(difference.get("mean")),
-            interval(difference.get("ci_low"), difference.get("ci_high"), method="t"),
+            interval(
+                difference.get("ci_low"),
+                difference.get("ci_high"),
+                method="t",
+                n=paired.get("n"),
+                minimum=MIN_CELLS_FOR_A_MEAN,
+            ),
             paired.get("n"),
-            _t_detail(paired, "d_z"),
+            _t_detail(paired, "d for paired cells"),
         )
     )
     return rows
@@ -236,8 +260,17 @@ def _t_detail(test: Mapping[str, Any], d_name: str = "d") -> str:
     if test.get("t") is None:
         return test.get("reason", "")
     effect = f"Cohen's {d_name} = {number(test.get('cohens_d'))}"
-    if _is_number(test.get("d_ci_low")):
-        effect += f" ({interval(test['d_ci_low'], test['d_ci_high'], method='noncentral t')})"
+    # A two-group test states its df, not its n: df + 2 cells stand behind it.
+    n = test.get("n", (test.get("df") or 0) + 2)
+    bounds = interval(
+        test.get("d_ci_low"),
+        test.get("d_ci_high"),
+        method="noncentral t",
+        n=n,
+        minimum=MIN_PAIRS_FOR_AN_EFFECT_SIZE,
+    )
+    if bounds:
+        effect += f" ({bounds})"
     return (
         f"t({number(test.get('df'), 0)}) = {number(test['t'])}, {p_value(test.get('p'))}; {effect}"
     )
@@ -329,7 +362,14 @@ def _correctness(stats: Mapping[str, Any]) -> list[Row]:
             _row(
                 "Correct traces, pooled over graded traces",
                 percent(pooled["rate"]),
-                interval(pooled.get("wilson_low"), pooled.get("wilson_high"), percent, "Wilson"),
+                interval(
+                    pooled.get("wilson_low"),
+                    pooled.get("wilson_high"),
+                    percent,
+                    "Wilson",
+                    n=pooled.get("graded"),
+                    minimum=ANY_N,
+                ),
                 pooled.get("graded"),
             )
         )
@@ -431,14 +471,14 @@ def _reliability(stats: Mapping[str, Any]) -> list[Row]:
     if "error" in paper:
         rows.append(
             _row(
-                "Split-half TSS, even vs odd runs (the paper's split_half.py)",
+                "Split-half TSS, even vs odd runs (the paper's split-half script)",
                 detail=f"Not computed: {paper['error']}.",
             )
         )
     elif paper:
         rows.append(
             _row(
-                "Split-half TSS, even vs odd runs (the paper's split_half.py): Pearson r",
+                "Split-half TSS, even vs odd runs (the paper's split-half script): Pearson r",
                 number(paper["tss_pearson_r"]),
                 n=paper["n_cells"],
                 detail=f"{p_value(paper['p'])}; Spearman rho {number(paper['tss_spearman_rho'])}",

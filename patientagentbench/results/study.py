@@ -16,8 +16,10 @@ from django.utils.text import slugify
 
 from patientagentbench.analysis import figures, statistics
 from patientagentbench.analysis.correctness import PASS_RULES
+from patientagentbench.analysis.headline import NOT_ENOUGH
 from patientagentbench.analysis.study import cell_record, cells_frame
 from patientagentbench.cache import memo
+from patientagentbench.cases.attribute_labels import attribute_label, value_label
 from patientagentbench.models import Run
 from patientagentbench.results.cells import cells_of, run_traces
 from patientagentbench.results.scoring import DEFAULT_MALFORMED, MALFORMED_MODES, trace_data
@@ -171,26 +173,66 @@ def file_stem(run: Run, name: str) -> str:
 # --- display helpers --------------------------------------------------------------------------
 
 
+TABLE_TITLES = {
+    "cells": "Every cell",
+    "model": "Per model",
+    "category": "Per task category",
+    "difficulty": "Per difficulty",
+    "task": "Per task",
+    "model_category": "Per model and category",
+    "model_temperature": "Per model and temperature",
+}
+ATTRIBUTE_TABLE = "attribute_"  # statistics.report_tables: one table per case attribute
+
+
+def table_title(name: str) -> str:
+    """A table's name as a person reads it ("attribute_care_preference" -> "Per care
+    preference"); the name itself stays in download links."""
+    if name.startswith(ATTRIBUTE_TABLE):
+        return f"Per {attribute_label(name[len(ATTRIBUTE_TABLE) :]).lower()}"
+    return TABLE_TITLES.get(name, name.replace("_", " "))
+
+
 def table_view(table: dict, digits: int = 3) -> dict:
     """A table as header + rows of display strings (escaping is the template's job): counts
-    as whole numbers, other numbers to `digits` places, headers in words."""
-    counts = [_is_count(column) for column in table["columns"]]
+    as whole numbers, other numbers to `digits` places, headers in words. An interval bound the
+    table withheld (`statistics.group_table`: zero width, or too few cells) says why."""
+    columns = table["columns"]
+    counts = [_is_count(column) for column in columns]
+    bounds = [_is_interval_bound(column) for column in columns]
     return {
-        "columns": [column.replace("_", " ") for column in table["columns"]],
+        "columns": [column.replace("_", " ") for column in columns],
         "rows": [
-            [_display(v, 0 if count else digits) for v, count in zip(row, counts, strict=True)]
+            [
+                _case_value(column, v)
+                if column in CASE_VALUE_COLUMNS and isinstance(v, str)
+                else _display(v, 0 if count else digits, NOT_ENOUGH if bound else "—")
+                for column, v, count, bound in zip(columns, row, counts, bounds, strict=True)
+            ]
             for row in table["rows"]
         ],
     }
+
+
+# Columns holding a case's stored values ("health_concern", "in_person"): shown in words.
+CASE_VALUE_COLUMNS = frozenset(("category", "difficulty", *BREAKDOWN_ATTRIBUTES))
+
+
+def _case_value(column: str, value: str) -> str:
+    return value_label(column, value)
+
+
+def _is_interval_bound(column: str) -> bool:
+    return column.endswith(("_ci_low", "_ci_high"))
 
 
 def _is_count(column: str) -> bool:
     return column.startswith("n_") or column.endswith(("_traces", "_count"))
 
 
-def _display(value, digits: int) -> str:
+def _display(value, digits: int, missing: str = "—") -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "—"
+        return missing
     if isinstance(value, float):
         return f"{value:,.0f}" if digits == 0 else f"{value:.{digits}f}"
     if isinstance(value, list | tuple):

@@ -18,6 +18,7 @@ from patientagentbench.results.study import (
     file_stem,
     run_analysis,
     table_frame,
+    table_title,
     table_view,
 )
 from patientagentbench.roles import STAFF_ROLES, role_required
@@ -52,7 +53,7 @@ def run_report(request, pk):
         "sections": findings.report_sections(stats, has_published=has_published),
         "dropped": findings.dropped_rows(stats),
         "tables": [
-            (name, table_view(table))
+            (name, table_title(name), table_view(table))
             for name, table in analysis["tables"].items()
             if name != "cells"
         ],

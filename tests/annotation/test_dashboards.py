@@ -32,6 +32,7 @@ from tests.annotation.test_research_views import (
 )
 from tests.factories import person, rows_for_scope, simulated_models
 from tests.jury.conftest import make_panel, qualify, simulated_model, verdict
+from tests.readable import visible_text
 
 pytestmark = pytest.mark.django_db
 _nonces = itertools.count()
@@ -534,10 +535,16 @@ class TestPilot:
                 # Every dash says why: a width in its cell, and each in the row's reason column.
                 assert all(c["title"] for kind, c in dashes if kind == "est"), (name, raw)
                 assert not dashes or raw[why], (name, raw)
-        # Clinicians who always agree give alpha 1 in every resample: no 0.00 line is drawn.
-        figure = plan["figures"]["plan"]
+        # Clinicians who always agree give alpha 1 in every resample: no 0.00 line is drawn,
+        # and a chart with nothing to draw is not shown empty.
         assert "0 by construction" in body
-        assert figure
+        assert plan["figures"] == {} and 'data-testid="no-chart"' in body
+        # Each reason is said once, numbered; the rows refer to it.
+        assert plan["reasons"]
+        shown = visible_text(body)
+        for reason in plan["reasons"]:
+            assert shown.count(reason["text"]) == 1, reason["text"]
+        assert any(row[-1].startswith("reason") for row in plan["tables"]["designs"]["rows"])
         csv_response = client.get(
             reverse("research_dashboard_table", args=["planner", "designs"])
             + f"?pilot={study.pk}&items=4,8&overlaps=2,3"
@@ -547,6 +554,19 @@ class TestPilot:
             client.get(reverse("research_dashboard_table", args=["planner", "designs"])).status_code
             == 404
         )
+
+    def test_the_planner_at_its_form_bounds_refuses_with_a_clear_message(
+        self, client, researcher, pilot
+    ):
+        client.force_login(researcher)
+        query = f"?pilot={pilot['study'].pk}&items=4993..5000&overlaps=13..20&target=0.01"
+        query = query.replace("4993..5000", ",".join(map(str, range(4993, 5001))))
+        query = query.replace("13..20", ",".join(map(str, range(13, 21))))
+        response = client.get(reverse("research_dashboard_planner") + query)
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert 'data-testid="plan-refused"' in body and "too big for one request" in body
+        assert 'data-testid="recommended"' not in body
 
     def test_a_study_downloads_as_one_zip(self, client, researcher, pilot):
         client.force_login(researcher)

@@ -220,3 +220,13 @@ def test_widths_are_corrected_for_the_pilots_plug_in_spread():
     # With resamples of the pilot, its uncertainty widens the planned width further.
     (folded,) = plan_study(pilot, *args, correct=True, **FAST).rows
     assert folded.difference_width > inflated.difference_width
+
+
+def test_a_plan_past_the_work_budget_is_refused_before_any_draw_and_says_what_to_ask():
+    # The form's own bounds: 8 item counts near 5,000 and 8 overlaps (120 s, a killed worker).
+    items, overlaps = tuple(range(4993, 5001)), tuple(range(13, 21))
+    with pytest.raises(planning.TooMuchWork, match="Try fewer or smaller item counts"):
+        plan_study(flat(), items, overlaps, 0.01, **FAST)
+    assert planning.plan_work(items, overlaps, 1) > planning.MAX_PLAN_WORK
+    # The page's default request on a six-dimension rubric stays inside the budget.
+    assert planning.work_refusal((20, 40, 80, 160), (2, 3, 4), 6) is None

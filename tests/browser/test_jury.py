@@ -47,8 +47,8 @@ def test_researcher_scores_a_run_and_reads_the_leaderboard(
     expect(table.locator("td").nth(3)).to_contain_text("%]")
     screenshot(page, "jury-leaderboard")
 
-    page.get_by_test_id("breakdown-attributes").get_by_text("severity", exact=True).click()
-    expect(page.get_by_test_id("breakdown")).to_contain_text("severity = ")
+    page.get_by_test_id("breakdown-attributes").get_by_text("Severity", exact=True).click()
+    expect(page.get_by_test_id("breakdown")).to_contain_text("Severity: ")
     assert "by=severity" in page.url  # the swapped breakdown is a page of its own
     screenshot(page, "jury-breakdown")
 

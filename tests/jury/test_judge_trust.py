@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from annotation.pure import agreement
 from annotation.pure.envelope import OVERRIDDEN, WITHHELD
+from jury import verdicts
 from jury.qualification import standing
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import Trace
@@ -20,6 +21,7 @@ from tests.annotation.test_dashboards import scored  # noqa: F401  (a fixture)
 from tests.annotation.test_research_views import conversations  # noqa: F401  (a fixture)
 from tests.finished_runs import simulated_run
 from tests.jury.conftest import make_panel, simulated_model
+from tests.readable import raw_identifiers
 
 pytestmark = pytest.mark.django_db
 SCORED = [d.key for d in cached_rubric().scored]
@@ -209,10 +211,18 @@ def test_a_researcher_scores_a_round_with_a_panel_and_records_it(
     client.post(reverse("research_round_judges_record", args=[round_.pk, inverted_panel.pk]))
     body = client.get(page).content.decode()
     assert "not passed" in body and "exact agreement 0.00 is below 0.50" in body
+    # Each dimension in the rubric's words, and what its two shares and its count mean.
+    assert "the same score" in body and "within one point" in body and " item" in body
     board = client.get(
         reverse("jury_leaderboard", args=[checked_run.pk, inverted_panel.pk])
     ).content.decode()
     assert 'data-testid="not-qualified"' in board and "has not passed a calibration round" in board
+    for by in ["", *verdicts.run_leaderboard(inverted_panel, checked_run).attributes]:
+        board = client.get(
+            reverse("jury_leaderboard", args=[checked_run.pk, inverted_panel.pk]), {"by": by}
+        ).content.decode()
+        assert raw_identifiers(board) == [], by
+    assert raw_identifiers(body) == []
 
 
 def test_the_score_export_says_which_jury_numbers_are_unqualified(

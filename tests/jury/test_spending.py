@@ -129,3 +129,20 @@ def test_simulated_panels_stay_free_for_researchers(client, researcher, run, sim
     client.force_login(researcher)
     launch(client, run, sim_panel)
     assert JuryRun.objects.get().spend_limit is None
+
+
+def test_the_worst_case_is_for_the_chosen_conversations_not_the_whole_run(
+    client, researcher, run, paid_panel
+):
+    client.force_login(researcher)
+    url = reverse("jury_launch", args=[run.pk])
+
+    def worst_case(page: str) -> Decimal:
+        return Decimal(page.split("at most about $")[1].split(";")[0].split(")")[0])
+
+    whole = worst_case(client.get(url).content.decode())
+    one = {"panel": paid_panel.pk, "repeat": 1, "conversations": "sample", "sample_size": 1}
+    sample = worst_case(client.post(url, one | {"estimate": "1"}).content.decode())
+    n = run.traces.count()
+    assert sample < whole and abs(sample * n - whole) <= Decimal("0.01") * n  # cents rounded
+    assert not JuryRun.objects.exists()

@@ -126,3 +126,29 @@ def test_measured_latency_counts_only_verdicts_asked_the_judges_current_way(scen
     judge.call_mode = judge.CallMode.ONE_CALL
     judge.save()
     assert timing.judge_latency(judge).median_ms is None
+
+
+def call_estimate(page: str) -> str:
+    return page.split('data-testid="call-estimate">')[1].split("</p>")[0]
+
+
+@pytest.mark.django_db
+def test_the_call_estimate_counts_the_chosen_sample_its_repetitions_and_what_is_already_scored(
+    client, researcher, scenario_run
+):
+    panel = panel_of(simulated_model("sim-judge-a"), name="counted")
+    client.force_login(researcher)
+    url = reverse("jury_launch", args=[scenario_run.pk])
+    everything = scenario_run.traces.count() * len(SCORED)
+    assert f"counted {everything} calls in" in call_estimate(client.get(url).content.decode())
+    choice = {"panel": panel.pk, "repeat": 2, "conversations": "sample", "sample_size": 2}
+    page = client.post(url, choice | {"estimate": "1"}).content.decode()
+    assert not JuryRun.objects.exists()  # an estimate launches nothing
+    estimate = call_estimate(page)
+    assert "a random sample of 2" in estimate and "2 repetitions" in estimate
+    assert f"counted {2 * 2 * len(SCORED)} calls in 4 jobs" in estimate
+    client.post(url, choice)
+    jobs = JuryRun.objects.get().jobs.count()
+    assert jobs == 4  # what the estimate said
+    again = call_estimate(client.post(url, choice | {"estimate": "1"}).content.decode())
+    assert "counted 0 calls in 0 jobs" in again  # scoring again adds only what is missing

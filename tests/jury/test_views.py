@@ -254,9 +254,9 @@ class TestScoredRun:
         assert "sim-steady" in body and "sim-jittery" in body
         assert re.search(r"\d\.\d\d \[\d+%\]", body)  # mean [pass%]
         assert "Wilson" in body and "bootstrap" in body
-        assert 'data-testid="breakdown"' in body and "category = " in body
+        assert 'data-testid="breakdown"' in body and "Category: " in body
         partial = client.get(url, {"by": "severity"}, HTTP_HX_REQUEST="true").content.decode()
-        assert partial.lstrip().startswith('<div id="breakdown"') and "severity = " in partial
+        assert partial.lstrip().startswith('<div id="breakdown"') and "Severity: " in partial
         assert "<html" not in partial
         assert client.get(url, {"by": "nonsense"}).status_code == 404
 

@@ -37,7 +37,10 @@ def test_report_page_shows_tables_figures_tests_and_published_values(
     headline = headline_table(body)
     assert "n = 38, 95% CI [" in headline and "(BCa bootstrap over cells)" in headline
     assert "(noncentral t)" in headline and "lies inside" in headline or "lies outside" in headline
-    assert "not enough evidence" not in headline.split("Cohen&#x27;s d_z")[1].split("</tr>")[0]
+    assert (
+        "not enough evidence"
+        not in headline.split("paired Cohen&#x27;s d (paired t)")[1].split("</tr>")[0]
+    )
 
 
 def headline_table(body: str) -> str:
@@ -59,12 +62,12 @@ def test_a_six_cell_report_says_not_enough_evidence_beside_the_papers_values(
     stats = client.get(reverse("report_statistics_json", args=[run.pk])).json()
     assert stats["n_cells"] == 6  # 3 tasks x 2 models
     headline = headline_table(client.get(reverse("run_report", args=[run.pk])).content.decode())
-    d_z_row = headline.split("Cohen&#x27;s d_z")[1].split("</tr>")[0]
+    d_z_row = headline.split("paired Cohen&#x27;s d (paired t)")[1].split("</tr>")[0]
     assert "<i>not enough evidence</i>" in d_z_row and "(n = 6; 10 needed)" in d_z_row
     assert "0.75" in d_z_row and "not enough evidence here" in d_z_row  # the paper's, alone
     d_z = stats["paper"]["tss_vs_ac_paired"]["cohens_d_z"]  # computed, but not a headline
     assert f"{d_z:.3f}" not in d_z_row
-    assert "Minimum: the paper&#x27;s d_z of 0.75 needs 10 pairs" in d_z_row
+    assert "Minimum: the paper&#x27;s paired Cohen&#x27;s d of 0.75 needs 10 pairs" in d_z_row
     below = [row for row in headline.split("<tr") if "<i>not enough evidence</i>" in row]
     assert len(below) > 1  # the correlations and F tests need 10 cells too
     for row in below:
@@ -202,3 +205,63 @@ def test_two_repetitions_that_never_diverge_still_say_so():
     sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
     (row,) = sections["Where runs first diverge"]
     assert row["detail"] == "No cell has two valid runs: divergence needs at least two."
+
+
+def results_section(body: str) -> str:
+    return body.split("<h2>Results</h2>")[1].split("<h2>Figures</h2>")[0]
+
+
+def test_intervals_on_too_few_cells_are_withheld_on_the_page_and_in_the_cli(
+    client, researcher, office_suite, sim_models, tmp_path
+):
+    run = launch_run(
+        suite=office_suite,
+        models=sim_models[:1],
+        repetitions=2,
+        tasks=list(office_suite.tasks.all()[:3]),
+        enqueue=False,
+    )
+    execute_inline(run)
+    body = report_body(client, researcher, run)
+    results = results_section(body)
+    # Three cells: a bootstrap or t interval on them would claim far more than it covers.
+    assert "not enough evidence for an interval (n = 3; 5 needed)" in results
+    assert "(bootstrap)" not in results and "(t)" not in results
+    tables = body.split("<h2>Tables</h2>")[1]
+    assert "not enough evidence" in tables
+    call_command("analysis_report", "--run", str(run.pk), "--out", str(tmp_path), stdout=StringIO())
+    header, *rows = (tmp_path / "tables" / "model.csv").read_text().splitlines()
+    low = header.split(",").index("tss_ci_low")
+    assert [row.split(",")[low] for row in rows] == [""]
+
+
+def test_a_zero_width_interval_is_withheld_whatever_the_n():
+    from patientagentbench.results import findings
+
+    agree = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 8}
+    stats = {
+        "overall": {"tss": {"bootstrap": agree}},
+        "tss_vs_ac": {
+            "n": 8,
+            "difference": {"mean": 0.0, "ci_low": 0.0, "ci_high": 0.0},
+            "t": None,
+            "reason": "every pair differs by the same amount",
+        },
+    }
+    sections = {s["title"]: s["rows"] for s in findings.report_sections(stats, has_published=False)}
+    mean, difference = sections["Consistency"]
+    for row in (mean, difference):
+        assert row["ci"] == "not enough evidence for an interval: all 8 values are the same"
+        assert "95% CI" not in row["ci"]
+
+
+def test_the_report_of_a_case_set_run_reads_in_words(client, researcher, sim_models):
+    from patientagentbench.suites.case_sets import create_case_set
+    from tests.readable import raw_identifiers
+
+    suite = create_case_set("readable-cases", 4, seed=5)
+    run = launch_run(suite=suite, models=sim_models, repetitions=2, max_turns=8, enqueue=False)
+    execute_inline(run)
+    body = report_body(client, researcher, run)
+    assert "Per care preference" in body  # a table per case attribute, named in words
+    assert raw_identifiers(body) == []
