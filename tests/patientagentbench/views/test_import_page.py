@@ -3,6 +3,9 @@ reads, sees what would be created with nothing written, confirms once, and lands
 bad input is one line with nothing written, and a second confirmation imports nothing more."""
 
 import json
+import os
+import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -147,9 +150,6 @@ def test_only_researchers_and_admins_import(client, clinician, outsider):
 
 
 def test_an_upload_left_unconfirmed_for_a_day_is_swept_by_the_next(staff):
-    import os
-    import time
-
     upload(staff, "traces.jsonl", TWO_REPETITIONS)
     digest = sha256_of(TWO_REPETITIONS)
     (staged_file,) = Path(staging._folder()).glob("*.upload")
@@ -158,3 +158,25 @@ def test_an_upload_left_unconfirmed_for_a_day_is_swept_by_the_next(staff):
     other = jsonl(final_response="Another file.")
     upload(staff, "other.jsonl", other)
     assert staging.staged(digest) is None and staging.staged(sha256_of(other)) == other
+
+
+def test_staged_uploads_are_readable_by_the_web_server_alone(staff):
+    """Issue 34, finding 7: the folder and its files were left to the umask (0755 / 0644)."""
+    folder = Path(staging._folder())
+    folder.chmod(0o755)  # as an older release made it
+    upload(staff, "traces.jsonl", TWO_REPETITIONS)
+    (staged_file,) = folder.glob("*.upload")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(staged_file.stat().st_mode) == 0o600
+
+
+def test_half_written_uploads_older_than_a_day_are_swept_and_fresh_ones_kept(staff):
+    folder = Path(staging._folder())
+    stale, fresh = folder / f"{'a' * 64}.x1.partial", folder / f"{'b' * 64}.x2.partial"
+    for path in (stale, fresh):
+        path.write_bytes(b"half an upload")
+    day_ago = time.time() - staging.KEEP_S - 60
+    os.utime(stale, (day_ago, day_ago))
+    upload(staff, "traces.jsonl", TWO_REPETITIONS)
+    assert not stale.exists() and fresh.exists()  # fresh: another upload still writing it
+    assert not list(folder.glob(f"{sha256_of(TWO_REPETITIONS)}*.partial"))
