@@ -4,6 +4,10 @@ A file is kept in the var folder under its SHA-256, so the import a researcher c
 exactly the bytes the preview showed. The folder is the web server's own (0700, files 0600):
 an upload can hold conversations no other local user may read.
 
+A confirmation *claims* the staged file by renaming it (`claim`): the rename succeeds for one
+caller only, so two confirmations of one upload, even with "import it again", make one run;
+the other is told the file is being imported, or already is.
+
 Every file here, staged, half-written (`.partial`) or claimed by an import that died
 (`.importing`), is swept on the next upload once it is older than `KEEP_S` (a day): no
 upload takes that long to write or import, so nothing in use is swept.
@@ -59,6 +63,33 @@ def staged(digest: str) -> bytes | None:
         return _path(digest).read_bytes()
     except (FileNotFoundError, ValueError):
         return None
+
+
+def claim(digest: str) -> bytes | None:
+    """The staged bytes, taken for one import: None when nothing is staged or another
+    confirmation claimed them first. Call `release` when the import has ended."""
+    try:
+        claimed = _path(digest, CLAIMED)
+        os.rename(_path(digest), claimed)  # atomic: of two renames one finds no file
+        os.utime(claimed)  # the sweep counts a claim's day from its claiming
+        return claimed.read_bytes()
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def being_imported(digest: str) -> bool:
+    """Whether a confirmation holds the claim on these bytes (its import is under way)."""
+    try:
+        return _path(digest, CLAIMED).exists()
+    except ValueError:
+        return False
+
+
+def release(digest: str) -> None:
+    """Drop a claim once its import ended, imported or refused (a refusal asks to upload
+    again)."""
+    with contextlib.suppress(ValueError):
+        _path(digest, CLAIMED).unlink(missing_ok=True)
 
 
 def discard(digest: str) -> None:

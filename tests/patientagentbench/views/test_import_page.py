@@ -28,11 +28,11 @@ def upload(client, name: str, raw: bytes, **fields):
     return client.post(reverse("import_upload"), {"file": SimpleUploadedFile(name, raw), **fields})
 
 
-def confirm(client, raw: bytes, name: str, again: bool = False):
+def confirm(client, raw: bytes, name: str, again: bool = False, **options):
     data = {"sha256": sha256_of(raw), "name": name}
     if again:
         data["again"] = "on"
-    return client.post(reverse("import_confirm"), data)
+    return client.post(reverse("import_confirm"), data, **options)
 
 
 @pytest.fixture
@@ -180,3 +180,31 @@ def test_half_written_uploads_older_than_a_day_are_swept_and_fresh_ones_kept(sta
     upload(staff, "traces.jsonl", TWO_REPETITIONS)
     assert not stale.exists() and fresh.exists()  # fresh: another upload still writing it
     assert not list(folder.glob(f"{sha256_of(TWO_REPETITIONS)}*.partial"))
+
+
+def test_two_confirmations_of_one_upload_with_import_again_make_one_run(staff, monkeypatch):
+    """Issue 34, finding 5: two confirms at once, each with "import again", both imported the
+    staged file. The second one here arrives while the first is importing."""
+    from patientagentbench.views import imports
+
+    upload(staff, "traces.jsonl", TWO_REPETITIONS)
+    confirm(staff, TWO_REPETITIONS, "traces.jsonl")  # the file is a run already: again is needed
+    upload(staff, "traces.jsonl", TWO_REPETITIONS, again="on")
+    real_import, calls, second = imports.import_bytes, [], []
+
+    def import_while_another_confirms(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:  # the first import: the second confirmation comes now
+            answer = confirm(staff, TWO_REPETITIONS, "traces.jsonl", again=True, follow=True)
+            second.append(answer)
+        return real_import(*args, **kwargs)
+
+    monkeypatch.setattr(imports, "import_bytes", import_while_another_confirms)
+    first = confirm(staff, TWO_REPETITIONS, "traces.jsonl", again=True)
+    assert Run.objects.count() == 2  # the earlier import and this one: no third
+    newest = Run.objects.order_by("-pk").first()
+    assert first.url == reverse("run_detail", args=[newest.pk])
+    assert second[0].redirect_chain == [(reverse("run_list"), 302)]
+    assert "already being imported by another confirmation" in second[0].content.decode()
+    assert staging.staged(sha256_of(TWO_REPETITIONS)) is None
+    assert not staging.being_imported(sha256_of(TWO_REPETITIONS))  # the claim was dropped
