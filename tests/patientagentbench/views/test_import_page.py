@@ -170,15 +170,17 @@ def test_staged_uploads_are_readable_by_the_web_server_alone(staff):
     assert stat.S_IMODE(staged_file.stat().st_mode) == 0o600
 
 
-def test_half_written_uploads_older_than_a_day_are_swept_and_fresh_ones_kept(staff):
+@pytest.mark.parametrize("leftover", [".x1.partial", ".importing"])
+def test_half_written_uploads_older_than_a_day_are_swept_and_fresh_ones_kept(staff, leftover):
+    """A half-written upload, or the claim of an import whose process died."""
     folder = Path(staging._folder())
-    stale, fresh = folder / f"{'a' * 64}.x1.partial", folder / f"{'b' * 64}.x2.partial"
+    stale, fresh = folder / f"{'a' * 64}{leftover}", folder / f"{'b' * 64}{leftover}"
     for path in (stale, fresh):
         path.write_bytes(b"half an upload")
     day_ago = time.time() - staging.KEEP_S - 60
     os.utime(stale, (day_ago, day_ago))
     upload(staff, "traces.jsonl", TWO_REPETITIONS)
-    assert not stale.exists() and fresh.exists()  # fresh: another upload still writing it
+    assert not stale.exists() and fresh.exists()  # fresh: another upload or import uses it
     assert not list(folder.glob(f"{sha256_of(TWO_REPETITIONS)}*.partial"))
 
 
