@@ -46,17 +46,17 @@ def padded(log: Path, out: Path, pad_bytes: int) -> Path:
     return out
 
 
-def lying(out: Path, declared: int, actual: int) -> Path:
-    """A zip whose one member's directory entry (and local header) declare `declared` bytes
-    while its deflated data unpacks to `actual`."""
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("samples/s1_epoch_1.json", b"0" * actual)
-    raw = bytearray(out.read_bytes())
-    for signature, size_at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
-        at = raw.index(signature)
-        struct.pack_into("<I", raw, at + size_at, declared)
-    out.write_bytes(bytes(raw))
-    return out
+def lying(log: Path, declared: int) -> Path:
+    """The log with its first sample's directory entry and local header declaring `declared`
+    bytes, while the sample still unpacks to all it holds."""
+    raw = bytearray(log.read_bytes())
+    name = next(n for n in zipfile.ZipFile(log).namelist() if n.startswith("samples/"))
+    local = raw.index(name.encode()) - 30  # the name follows its 30-byte local header
+    central = raw.index(name.encode(), raw.index(b"PK\x01\x02")) - 46  # and 46-byte entry
+    struct.pack_into("<I", raw, local + 22, declared)
+    struct.pack_into("<I", raw, central + 24, declared)
+    log.write_bytes(bytes(raw))
+    return log
 
 
 def test_a_log_within_the_bounds_imports(inspect_log, tmp_path):
@@ -104,8 +104,8 @@ def test_the_web_import_refuses_it_and_stages_nothing(
     assert staging.staged(sha256_of(raw)) is None and not Run.objects.exists()
 
 
-def test_a_member_lying_about_its_size_is_refused_as_it_grows(tmp_path):
-    log = lying(tmp_path / "liar.eval", declared=100, actual=8 * MB)
+def test_a_member_lying_about_its_size_is_refused_as_it_grows(inspect_log, tmp_path):
+    log = lying(padded(inspect_log, tmp_path / "liar.eval", 8 * MB), declared=100)
     with pytest.raises(ImportFormatError, match="unpacks past the 100 bytes its directory"):
         import_traces(log)
     assert not Run.objects.exists()
