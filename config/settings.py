@@ -21,6 +21,10 @@ VAR_DIR = Path(env_str("PAB_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 # The largest transcript file the web import accepts (the command line has no cap).
 IMPORT_MAX_MB = env_int("PAB_IMPORT_MAX_MB", 100)
+# What a zip (an Inspect .eval log) may unpack to, all members and any one, on the web and the
+# command line alike: a 1 MB zip can hold a gigabyte, and Inspect reads each member whole.
+IMPORT_MAX_UNPACKED_MB = env_int("PAB_IMPORT_MAX_UNPACKED_MB", 512)
+IMPORT_MAX_MEMBER_MB = env_int("PAB_IMPORT_MAX_MEMBER_MB", 128)
 
 # Off unless asked for: DEBUG's technical pages list every URL and setting to anyone.
 # `make demo` and the tests turn it on.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -48,10 +49,12 @@ from patientagentbench.interchange.schema import (
     decode,
     load,
 )
+from patientagentbench.interchange.zip_bounds import MB, ZipBounds
 from patientagentbench.models import Run, Suite, Task, Trace
 from patientagentbench.providers.types import Message, ToolCall
 from patientagentbench.results.cells import recompute_run_metrics
 from patientagentbench.results.scoring import score_trace
+from patientagentbench.runs.limits import MAX_JOBS
 
 __all__ = [
     "FORMAT_NAMES",
@@ -63,6 +66,9 @@ __all__ = [
     "preview_import",
     "read_file",
 ]
+
+# Zip members beyond one per trace: Inspect's header, summaries, reductions and journal.
+ZIP_MEMBERS_BESIDE_SAMPLES = 1000
 
 # What `parse_bytes` recognised, in a person's words.
 FORMAT_NAMES = {
@@ -151,7 +157,8 @@ def parse_bytes(raw: bytes) -> tuple[str, list[ImportedTrace]]:
     file."""
     if looks_like_inspect(raw):
         try:
-            return "inspect", [_jsonl_record(line) for line in inspect_lines(raw)]
+            lines = inspect_lines(raw, zip_bounds())
+            return "inspect", [_jsonl_record(line) for line in lines]
         except (InspectFormatError, JsonlFormatError) as exc:
             raise ImportFormatError(str(exc)) from None
     try:
@@ -164,6 +171,18 @@ def parse_bytes(raw: bytes) -> tuple[str, list[ImportedTrace]]:
     if looks_like_patientagentbench(data):
         return "patientagentbench", parse_patientagentbench(data)
     return "release", parse_release(data)
+
+
+def zip_bounds() -> ZipBounds:
+    """What a zip may hold, the same for the web import and `import_traces`: a run's most
+    traces as members, and the unpacked sizes the settings allow."""
+    return ZipBounds(
+        total_bytes=settings.IMPORT_MAX_UNPACKED_MB * MB,
+        member_bytes=settings.IMPORT_MAX_MEMBER_MB * MB,
+        members=MAX_JOBS + ZIP_MEMBERS_BESIDE_SAMPLES,
+        setting_total="PAB_IMPORT_MAX_UNPACKED_MB",
+        setting_member="PAB_IMPORT_MAX_MEMBER_MB",
+    )
 
 
 def parse_patientagentbench(data: list) -> list[ImportedTrace]:

@@ -1,6 +1,7 @@
 """Inspect AI logs in and out (pure; needs the `inspect` extra: `uv sync --extra inspect`).
 
-In: a log (`.eval` or `.json`) is read by Inspect itself (`inspect_ai.log.read_eval_log`),
+In: an `.eval` log is a zip, held to `ZipBounds` (members, unpacked sizes, sizes that lie)
+before Inspect unpacks any of it. A log (`.eval` or `.json`) is then read by Inspect itself (`inspect_ai.log.read_eval_log`),
 and each sample × epoch becomes one record of the project's JSONL, checked by the same schema
 as every other import (`jsonl.validate_record`), so bounds, NUL and depth guards and
 one-line errors are the same; an error names the sample and epoch. The eval's task names the
@@ -26,6 +27,7 @@ from typing import Any
 from patientagentbench.conversation import EndReason, agent_calls
 from patientagentbench.interchange.jsonl import JSONL_FORMAT, Line, validate_record
 from patientagentbench.interchange.schema import FormatError
+from patientagentbench.interchange.zip_bounds import ZipBounds, ZipBoundsError, check_zip
 from patientagentbench.providers.types import Message
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -48,8 +50,14 @@ def looks_like_inspect(raw: bytes) -> bool:
     return head.startswith(b"{") and b'"version"' in head and b'"eval"' in raw[:65536]
 
 
-def inspect_lines(raw: bytes) -> list[Line]:
-    """Every sample × epoch of a log as a validated record, or InspectFormatError."""
+def inspect_lines(raw: bytes, bounds: ZipBounds) -> list[Line]:
+    """Every sample × epoch of a log as a validated record, or InspectFormatError; an `.eval`
+    log over `bounds` is refused before anything in it is unpacked whole."""
+    if raw.startswith(ZIP_MAGIC):
+        try:
+            check_zip(raw, bounds)
+        except ZipBoundsError as exc:
+            raise InspectFormatError(f"the Inspect .eval log was refused unread: {exc}") from None
     log = _read(raw)
     samples = log.samples or []
     if not samples:

@@ -1,6 +1,7 @@
 """Import transcripts from the web (researchers): upload a file in any format `import_traces`
 reads, see what the import would create, then confirm. The preview is the import itself,
-rolled back; the confirmation imports the staged bytes the preview read, once."""
+rolled back; the confirmation claims the staged bytes the preview read and imports them, once:
+a second confirmation of the same upload (a double click, two tabs) makes no second run."""
 
 from django import forms
 from django.conf import settings
@@ -93,18 +94,26 @@ def import_confirm(request):
         messages.error(request, "That import form was not complete: upload the file again.")
         return redirect("import_upload")
     digest, name = form.cleaned_data["sha256"], form.cleaned_data["name"]
-    raw = staging.staged(digest)
-    if raw is None or sha256_of(raw) != digest:
+    raw = staging.claim(digest)  # one confirmation alone gets the bytes; the other is told
+    if raw is None:
         return _already_done_or_gone(request, digest)
     try:
-        summary = import_bytes(raw, name, again=form.cleaned_data["again"], created_by=request.user)
+        return _import_claimed(request, raw, digest, name, again=form.cleaned_data["again"])
+    finally:
+        staging.release(digest)
+
+
+def _import_claimed(request, raw: bytes, digest: str, name: str, *, again: bool):
+    if sha256_of(raw) != digest:  # the staged file changed on disk: import nothing
+        return _already_done_or_gone(request, digest)
+    try:
+        summary = import_bytes(raw, name, again=again, created_by=request.user)
     except AlreadyImported:
         # A second click on the same confirmation: the first one made the run.
         return _already_done_or_gone(request, digest)
     except ImportFormatError as exc:  # the database changed since the preview
         messages.error(request, _problem(name, exc))
         return redirect("import_upload")
-    staging.discard(digest)
     messages.success(
         request,
         f"Imported {summary.traces} traces ({summary.errors} errored) in {summary.cells} cells "
@@ -114,6 +123,13 @@ def import_confirm(request):
 
 
 def _already_done_or_gone(request, digest: str):
+    if staging.being_imported(digest):
+        messages.info(
+            request,
+            "This file is already being imported by another confirmation: its run appears "
+            "in the runs list when the import ends. Nothing more was imported.",
+        )
+        return redirect("run_list")
     run = Run.objects.filter(source_sha256=digest).order_by("-pk").first()
     if run is not None:
         staging.discard(digest)

@@ -16,7 +16,9 @@ class Command(BaseCommand):
         "  JSONL           this project's own export (export_traces), one trace per line\n"
         "Jury scores (evaluations.json) go through import_evaluations. docs/formats.md\n"
         "describes every format. Every value is checked against the columns it goes to; a\n"
-        "file already imported (same bytes) is refused unless --again is given."
+        "file already imported (same bytes) is refused unless --again is given. An Inspect\n"
+        ".eval log (a zip) is refused unread past PAB_IMPORT_MAX_UNPACKED_MB in all or\n"
+        "PAB_IMPORT_MAX_MEMBER_MB in one member, as on the web."
     )
 
     def create_parser(self, prog_name, subcommand, **kwargs):

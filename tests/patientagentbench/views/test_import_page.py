@@ -3,6 +3,9 @@ reads, sees what would be created with nothing written, confirms once, and lands
 bad input is one line with nothing written, and a second confirmation imports nothing more."""
 
 import json
+import os
+import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -25,11 +28,11 @@ def upload(client, name: str, raw: bytes, **fields):
     return client.post(reverse("import_upload"), {"file": SimpleUploadedFile(name, raw), **fields})
 
 
-def confirm(client, raw: bytes, name: str, again: bool = False):
+def confirm(client, raw: bytes, name: str, again: bool = False, **options):
     data = {"sha256": sha256_of(raw), "name": name}
     if again:
         data["again"] = "on"
-    return client.post(reverse("import_confirm"), data)
+    return client.post(reverse("import_confirm"), data, **options)
 
 
 @pytest.fixture
@@ -147,9 +150,6 @@ def test_only_researchers_and_admins_import(client, clinician, outsider):
 
 
 def test_an_upload_left_unconfirmed_for_a_day_is_swept_by_the_next(staff):
-    import os
-    import time
-
     upload(staff, "traces.jsonl", TWO_REPETITIONS)
     digest = sha256_of(TWO_REPETITIONS)
     (staged_file,) = Path(staging._folder()).glob("*.upload")
@@ -158,3 +158,55 @@ def test_an_upload_left_unconfirmed_for_a_day_is_swept_by_the_next(staff):
     other = jsonl(final_response="Another file.")
     upload(staff, "other.jsonl", other)
     assert staging.staged(digest) is None and staging.staged(sha256_of(other)) == other
+
+
+def test_staged_uploads_are_readable_by_the_web_server_alone(staff):
+    """Issue 34, finding 7: the folder and its files were left to the umask (0755 / 0644)."""
+    folder = Path(staging._folder())
+    folder.chmod(0o755)  # as an older release made it
+    upload(staff, "traces.jsonl", TWO_REPETITIONS)
+    (staged_file,) = folder.glob("*.upload")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(staged_file.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("leftover", [".x1.partial", ".importing"])
+def test_half_written_uploads_older_than_a_day_are_swept_and_fresh_ones_kept(staff, leftover):
+    """A half-written upload, or the claim of an import whose process died."""
+    folder = Path(staging._folder())
+    stale, fresh = folder / f"{'a' * 64}{leftover}", folder / f"{'b' * 64}{leftover}"
+    for path in (stale, fresh):
+        path.write_bytes(b"half an upload")
+    day_ago = time.time() - staging.KEEP_S - 60
+    os.utime(stale, (day_ago, day_ago))
+    upload(staff, "traces.jsonl", TWO_REPETITIONS)
+    assert not stale.exists() and fresh.exists()  # fresh: another upload or import uses it
+    assert not list(folder.glob(f"{sha256_of(TWO_REPETITIONS)}*.partial"))
+
+
+def test_two_confirmations_of_one_upload_with_import_again_make_one_run(staff, monkeypatch):
+    """Issue 34, finding 5: two confirms at once, each with "import again", both imported the
+    staged file. The second one here arrives while the first is importing."""
+    from patientagentbench.views import imports
+
+    upload(staff, "traces.jsonl", TWO_REPETITIONS)
+    confirm(staff, TWO_REPETITIONS, "traces.jsonl")  # the file is a run already: again is needed
+    upload(staff, "traces.jsonl", TWO_REPETITIONS, again="on")
+    real_import, calls, second = imports.import_bytes, [], []
+
+    def import_while_another_confirms(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:  # the first import: the second confirmation comes now
+            answer = confirm(staff, TWO_REPETITIONS, "traces.jsonl", again=True, follow=True)
+            second.append(answer)
+        return real_import(*args, **kwargs)
+
+    monkeypatch.setattr(imports, "import_bytes", import_while_another_confirms)
+    first = confirm(staff, TWO_REPETITIONS, "traces.jsonl", again=True)
+    assert Run.objects.count() == 2  # the earlier import and this one: no third
+    newest = Run.objects.order_by("-pk").first()
+    assert first.url == reverse("run_detail", args=[newest.pk])
+    assert second[0].redirect_chain == [(reverse("run_list"), 302)]
+    assert "already being imported by another confirmation" in second[0].content.decode()
+    assert staging.staged(sha256_of(TWO_REPETITIONS)) is None
+    assert not staging.being_imported(sha256_of(TWO_REPETITIONS))  # the claim was dropped
