@@ -26,6 +26,7 @@ from annotation.pure.sampling import (
     random_share,
     stratified_sample,
 )
+from jury.verdicts import case_attributes
 from patientagentbench.models import Run, Trace
 from ratings.rubric import cached_rubric as load_rubric
 
@@ -72,14 +73,12 @@ def candidates(traces) -> list[Candidate]:
 
 
 def task_breakdown(attributes: dict | None, category: str = "") -> dict[str, str]:
-    """A task's values of the sampler's breakdown. A scenario case carries them all among its
-    attributes; an imported task without a case may have none, or only the task's own category
-    (the paper's release, a JSONL record), which then stands in for the attribute."""
-    attributes = attributes or {}
-    found = {k: str(attributes[k]) for k in BREAKDOWN if attributes.get(k) is not None}
-    if category and "category" not in found:
-        found["category"] = category
-    return found
+    """A task's values of the sampler's breakdown, read as the dashboards read a case
+    (`case_attributes`): a scenario case carries them all among its attributes; an imported
+    task without a case may have none but its own category (the paper's release, a JSONL
+    record), which then stands in for the attribute."""
+    flat = case_attributes(attributes, category)
+    return {k: str(flat[k]) for k in BREAKDOWN if flat.get(k) is not None}
 
 
 def sample_for(

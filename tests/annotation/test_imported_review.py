@@ -56,6 +56,8 @@ def test_the_study_form_offers_an_imported_run_as_imported_and_samples_it(client
     form = client.get(reverse("research_study_new")).content.decode()
     assert f"Run {run.pk} · imported · " in form
     assert 'value="records"' in form, "the task's own category is a filter choice"
+    # No imported task carries a subtask or severity: no empty filter for them.
+    assert 'name="subtask"' not in form and 'name="severity"' not in form
     response = client.post(
         reverse("research_study_new"), study_post(run, clinician, category=["records"])
     )
