@@ -9,8 +9,10 @@ export PATH := $(HOME)/.local/bin:$(PATH)
 uv:
 	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet uv
 
+# With the inspect extra: Runs → Import transcripts reads Inspect AI logs through it, and a
+# plain `uv sync --frozen` would remove it again from a venv that has it.
 install: uv
-	uv sync --frozen
+	uv sync --frozen --extra inspect
 
 # The demo is a local, trusted setting: DEBUG on unless the caller says otherwise.
 demo: export DEBUG ?= true

@@ -3,7 +3,8 @@ what comes next, and the calibration feedback they may see.
 
 Blinding holds by construction here. The page's material is built from the conversation's
 message log through `transcripts` (an allow-list) and from the case's profile and story,
-fetched as plain values; no trace row, model, run or score of anyone else is ever handed to
+fetched as plain values (for an imported conversation without a case: its task text and the
+facts `TASK_FACTS` allows); no trace row, model, run or score of anyone else is ever handed to
 a view. Views receive the dataclasses below and nothing else.
 """
 
@@ -22,6 +23,7 @@ from annotation.models import Assignment, Clinician, Study, Submission
 from annotation.pure import drafts
 from annotation.pure.calibration import compare
 from annotation.qualification import is_qualified, record_of
+from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
@@ -72,16 +74,43 @@ class ReviewMaterial:
     story: str
     goal: str
     transcript: Transcript
+    # A conversation without a scenario case (an imported transcript) has no chart or story:
+    # the page shows the task the agent was given and the allow-listed facts about it instead.
+    has_case: bool = True
+    task: str = ""
+    facts: tuple[tuple[str, str], ...] = ()
+
+
+# The facts of a task without a case that a clinician may read, by key, with their labels:
+# taken from the task's own columns, its attributes, or the metadata an Inspect sample
+# carried. Nothing else of an import reaches the page (Inspect's metadata is free-form and
+# may name models, scorers or sample ids).
+TASK_FACTS = {
+    "category": "Category",
+    "difficulty": "Difficulty",
+    "subtask": "Subtask",
+    "severity": "Severity",
+}
+MAX_FACT = 200  # characters: a label's value, not a document
 
 
 def material_for(assignment: Assignment) -> ReviewMaterial:
-    messages, case = (
+    row = (
         Trace.objects.filter(pk=assignment.item.trace_id)
-        .values_list("messages", "task__case")
+        .values(
+            "messages",
+            "task__case",
+            "task__prompt",
+            "task__category",
+            "task__difficulty",
+            "task__attributes",
+        )
         .get()
     )
-    case = case or {}
-    transcript = transcript_of(messages, user_label="Patient", include_system=False)
+    if row["task__case"] is None:
+        return _material_without_case(assignment.item.trace_id, row)
+    case = row["task__case"]
+    transcript = transcript_of(row["messages"], user_label="Patient", include_system=False)
     goal = case.get("goal") or {}
     return ReviewMaterial(
         chart=_chart(case.get("profile"), case.get("today", "")),
@@ -90,6 +119,56 @@ def material_for(assignment: Assignment) -> ReviewMaterial:
         goal=goal.get("summary", "") if isinstance(goal, dict) else "",
         transcript=transcript,
     )
+
+
+def _material_without_case(trace_id: int, row: dict) -> ReviewMaterial:
+    """An imported conversation: its task text and allow-listed facts; the other side of the
+    conversation is a "User" (an import does not say it is a patient)."""
+    return ReviewMaterial(
+        chart=None,
+        today="",
+        story="",
+        goal="",
+        transcript=transcript_of(row["messages"], include_system=False),
+        has_case=False,
+        task=str(row["task__prompt"] or ""),
+        facts=_task_facts(row, _identifying(trace_id)),
+    )
+
+
+def _task_facts(row: dict, identifying: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    attributes = row["task__attributes"] if isinstance(row["task__attributes"], dict) else {}
+    metadata = attributes.get("inspect_metadata")
+    sources = [
+        {"category": row["task__category"], "difficulty": row["task__difficulty"]},
+        attributes,
+        metadata if isinstance(metadata, dict) else {},
+    ]
+    facts = []
+    for key, label in TASK_FACTS.items():
+        value = next((v for source in sources if (v := _fact_value(source.get(key)))), "")
+        if value and not any(secret in value.lower() for secret in identifying):
+            facts.append((label, value_label(key, value)))
+    return tuple(facts)
+
+
+def _fact_value(value) -> str:
+    """A plain, short value; lists, objects and long text are not a fact to show."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return ""
+    text = str(value).strip()
+    return text if len(text) <= MAX_FACT else ""
+
+
+def _identifying(trace_id: int) -> tuple[str, ...]:
+    """What a fact must not contain: the agent's model name (whole, and after its provider's
+    "openai/" prefix) and the task's id (an Inspect sample id). Read to drop facts, never
+    returned."""
+    model, task_id = (
+        Trace.objects.filter(pk=trace_id).values_list("model_name", "task__task_id").get()
+    )
+    names = {model, model.rsplit("/", 1)[-1], task_id}
+    return tuple(name.lower() for name in names if name)
 
 
 def _chart(profile, today: str) -> PatientChart | None:

@@ -26,7 +26,8 @@ from annotation.pure.sampling import (
     random_share,
     stratified_sample,
 )
-from patientagentbench.models import Trace
+from jury.verdicts import case_attributes
+from patientagentbench.models import Run, Trace
 from ratings.rubric import cached_rubric as load_rubric
 
 BREAKDOWN = ("category", "subtask", "severity", "personality", "complexity")
@@ -36,26 +37,48 @@ class StudyError(ValueError):
     pass
 
 
+def reviewable(prefix: str = "") -> Q:
+    """Which finished traces are conversations a clinician can review: those of scenario cases
+    (launched or imported), and every trace of an imported run, case or not (a researcher
+    imports transcripts to have them reviewed). A launched run of a task suite (office-19's
+    one-prompt chores, no patient) is not: its outcome is checked automatically, and the
+    rubric's questions are about a patient. `prefix` reaches traces from another model
+    ("traces__" from a run)."""
+    return Q(**{f"{prefix}status": Trace.Status.DONE}) & (
+        Q(**{f"{prefix}task__case__isnull": False})
+        | Q(**{f"{prefix}run__source": Run.Source.IMPORTED})
+    )
+
+
 def reviewable_traces(run_ids=None):
-    """Finished multi-turn conversations (scenario cases) a clinician can read."""
-    traces = Trace.objects.filter(status=Trace.Status.DONE, task__case__isnull=False)
+    """Finished conversations a clinician can read (see `reviewable`)."""
+    traces = Trace.objects.filter(reviewable())
     if run_ids:
         traces = traces.filter(run_id__in=run_ids)
     return traces
 
 
 def candidates(traces) -> list[Candidate]:
-    rows = traces.values_list("pk", "model_name", "task__attributes", "correct")
+    rows = traces.values_list("pk", "model_name", "task__attributes", "task__category", "correct")
     return [
         Candidate(
             key=str(pk),
             model=model,
-            attributes={k: str(attrs.get(k)) for k in BREAKDOWN if attrs.get(k) is not None},
+            attributes=task_breakdown(attrs, category),
             scores={},  # jury verdicts join here once the jury has scored these conversations
             outcome_passed=correct,
         )
-        for pk, model, attrs, correct in rows
+        for pk, model, attrs, category, correct in rows
     ]
+
+
+def task_breakdown(attributes: dict | None, category: str = "") -> dict[str, str]:
+    """A task's values of the sampler's breakdown, read as the dashboards read a case
+    (`case_attributes`): a scenario case carries them all among its attributes; an imported
+    task without a case may have none but its own category (the paper's release, a JSONL
+    record), which then stands in for the attribute."""
+    flat = case_attributes(attributes, category)
+    return {k: str(flat[k]) for k in BREAKDOWN if flat.get(k) is not None}
 
 
 def sample_for(

@@ -499,11 +499,17 @@ def judge_provider(model: ModelConfig):
 
 
 def _conversation(trace_id: int) -> tuple[list, dict, dict]:
-    messages, case, correct, end_reason, calls = (
+    messages, case, prompt, correct, end_reason, calls = (
         Trace.objects.filter(pk=trace_id)
-        .values_list("messages", "task__case", "correct", "end_reason", "tool_calls")
+        .values_list(
+            "messages", "task__case", "task__prompt", "correct", "end_reason", "tool_calls"
+        )
         .get()
     )
+    if case is None and prompt:
+        # An imported conversation without a case: the judge reads the task it was given,
+        # as a clinician does (`jury.pure.prompts.scenario_text`).
+        case = {"task": prompt}
     signals = {
         "outcome_passed": correct,
         "end_reason": end_reason,

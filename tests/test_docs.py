@@ -2,6 +2,7 @@
 and the commands' help names what they read."""
 
 import re
+import subprocess
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -79,6 +80,15 @@ def test_the_readme_keeps_its_two_commands():
     assert "make demo" in readme and "make test" in readme
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^demo:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+
+
+def test_make_demo_installs_the_inspect_extra_the_import_page_needs():
+    """`make demo`'s install keeps the extra: a plain `uv sync --frozen` would remove it."""
+    dry_run = subprocess.run(
+        ["make", "-n", "-C", str(ROOT), "demo"], capture_output=True, text=True, check=True
+    ).stdout
+    syncs = [line for line in dry_run.splitlines() if line.startswith("uv sync")]
+    assert syncs and all("--extra inspect" in line for line in syncs), syncs
 
 
 def test_import_traces_help_names_every_format_it_reads(capsys, monkeypatch):

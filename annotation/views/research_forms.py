@@ -22,9 +22,17 @@ from annotation.people import researcher_label
 from annotation.pure.calibration import Thresholds
 from annotation.pure.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM, Sample
 from annotation.qualification import design_blockers
-from annotation.studies import BREAKDOWN, StudySpec, create_study, reviewable_traces, sample_for
+from annotation.studies import (
+    BREAKDOWN,
+    StudySpec,
+    create_study,
+    reviewable,
+    reviewable_traces,
+    sample_for,
+    task_breakdown,
+)
 from patientagentbench.cases.attribute_labels import value_label
-from patientagentbench.models import Run, Task, Trace
+from patientagentbench.models import Run, Task
 from patientagentbench.views.forms import SEED_MAX, RowChoices
 from ratings.rubric import cached_rubric as load_rubric
 
@@ -52,10 +60,9 @@ def calibrated_on(clinicians):
 
 
 def _runs_with_conversations():
-    done = Q(traces__status=Trace.Status.DONE, traces__task__case__isnull=False)
     return (
         Run.objects.select_related("suite")
-        .annotate(n_conversations=Count("traces", filter=done))
+        .annotate(n_conversations=Count("traces", filter=reviewable("traces__")))
         .filter(n_conversations__gt=0)
         .order_by("-pk")
     )
@@ -64,7 +71,11 @@ def _runs_with_conversations():
 class RunChoice(RowChoices):
     def label_from_instance(self, run):
         label = f" · {run.label}" if run.label else ""
-        return f"Run {run.pk} · {run.suite.name}{label} · {run.n_conversations} conversations"
+        imported = " · imported" if run.source == Run.Source.IMPORTED else ""
+        return (
+            f"Run {run.pk}{imported} · {run.suite.name}{label} · "
+            f"{run.n_conversations} conversations"
+        )
 
 
 class ClinicianChoice(RowChoices):
@@ -92,7 +103,8 @@ class SampleForm(forms.Form):
         queryset=Run.objects.none(),
         required=False,
         widget=CHOICES,
-        help_text="Runs with finished patient conversations. None ticked: every such run.",
+        help_text="Runs with conversations to review: patient scenarios, and imported "
+        "transcripts. None ticked: every such run.",
     )
     n_items = forms.IntegerField(label="Number of conversations", min_value=1, max_value=5000)
     design = forms.ChoiceField(
@@ -162,10 +174,9 @@ class SampleForm(forms.Form):
 def _attribute_values(traces) -> dict[str, list[str]]:
     tasks = Task.objects.filter(pk__in=traces.values("task_id"))
     values: dict[str, set[str]] = {name: set() for name in BREAKDOWN}
-    for attributes in tasks.values_list("attributes", flat=True):
-        for name in BREAKDOWN:
-            if (attributes or {}).get(name) is not None:
-                values[name].add(str(attributes[name]))
+    for attributes, category in tasks.values_list("attributes", "category"):
+        for name, value in task_breakdown(attributes, category).items():
+            values[name].add(value)
     return {name: sorted(found) for name, found in values.items()}
 
 
@@ -274,7 +285,8 @@ class RoundForm(SampleForm):
     trace_ids = forms.CharField(
         required=False,
         label="Trace ids",
-        help_text="Comma- or space-separated ids of finished patient conversations.",
+        help_text="Comma- or space-separated ids of finished conversations: patient "
+        "scenarios, or any trace of an imported run.",
     )
     source_round = forms.ModelChoiceField(
         queryset=Study.objects.none(),
@@ -381,7 +393,8 @@ class RoundForm(SampleForm):
             missing = [pk for pk in data["trace_ids"] if pk not in found]
             if missing:
                 raise forms.ValidationError(
-                    "Not finished patient conversations, or already used in a study: "
+                    "Not finished conversations a clinician can review (patient scenarios, "
+                    "imported transcripts), or already used in a study: "
                     + ", ".join(map(str, missing))
                 )
             return data["trace_ids"]

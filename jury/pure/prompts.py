@@ -4,7 +4,8 @@ conversation, and the shape its answer must take.
 Blinding holds by construction: `judge_messages` receives a rubric, a case dict and a
 `Transcript` (the allow-listed view of the message log), so no model name, run, cost or
 provider id can reach a prompt; there is no parameter to carry them. From the case it reads
-only the profile, `today`, the story and `goal.summary`; `goal.must_escalate` and
+only the profile, `today`, the story and `goal.summary` (and, for an imported conversation
+without a case, `task`: the task text its import carried); `goal.must_escalate` and
 `goal.must_not` are the automatic checks' answer key and would turn the judge into a copy of
 those checks.
 
@@ -101,6 +102,7 @@ CONTRACT = (
 )
 
 SCENARIO_NOTE = "The patient's side of the story (the agent saw only the conversation):"
+TASK_NOTE = "No patient chart or story comes with this conversation. The task the agent was given:"
 LABELS = {
     "pcp": "PCP (primary care physician)",
     "patient_id": "Patient ID",
@@ -229,7 +231,12 @@ def scenario_text(case: Mapping[str, Any]) -> str:
     story = str(case.get("story") or "").strip()
     lines = [story] + ([f"What the patient wants: {summary}"] if summary else [])
     body = "\n".join(line for line in lines if line)
-    return f"{SCENARIO_NOTE}\n{body}" if body else "(no scenario given)"
+    if body:
+        return f"{SCENARIO_NOTE}\n{body}"
+    # Only a conversation without a case has a `task`; a case's prompt text is unchanged, so
+    # JUDGE_PROMPT_VERSION stays.
+    task = str(case.get("task") or "").strip()
+    return f"{TASK_NOTE}\n{task}" if task else "(no scenario given)"
 
 
 def _readable(value: Any, indent: int = 0) -> list[str]:

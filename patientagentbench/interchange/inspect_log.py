@@ -32,8 +32,9 @@ from patientagentbench.providers.types import Message
 
 ZIP_MAGIC = b"PK\x03\x04"
 NEEDS_EXTRA = (
-    "reading or writing Inspect logs needs the inspect extra: `uv sync --extra inspect` "
-    "(or pip install 'patientagentbench[inspect]')"
+    "reading or writing Inspect logs needs the inspect extra: `make install` (make demo "
+    "installs it too), `uv sync --frozen --extra inspect`, or pip install "
+    "'patientagentbench[inspect]'"
 )
 PASSED, FAILED = ("C", True, 1, 1.0), ("I", False, 0, 0.0)
 

@@ -6,6 +6,7 @@ The models under test get distinctive names so a leak anywhere in a page, partia
 element id is found by a plain substring search.
 """
 
+import json
 import re
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlparse
@@ -13,10 +14,12 @@ from urllib.parse import urljoin, urlparse
 import pytest
 from django.contrib.auth.models import Group, User
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation import adjudication, reviewing
 from annotation.models import Assignment, Clinician, Item, Qualification, Study
 from annotation.studies import StudySpec, create_study
+from patientagentbench.interchange.importer import import_bytes
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.suites.case_sets import create_case_set
 from tests.finished_runs import simulated_run
@@ -27,6 +30,12 @@ DISTINCT_MODELS = {
     "zeta-omega-agent-7b": "sim-careless",
     "quasar-heron-pro": "sim-steady",
 }
+# An imported transcript without a case, in the same study: its model, task id and the
+# metadata an import carried must not reach a clinician either.
+IMPORTED_MODEL = "nebula-finch-13b"
+IMPORTED_TASK = "imported-task-5831"
+IMPORTED_NOTE = "IMPORTED-METADATA-NOTE"
+IMPORTED_PROMPT = "Please book my flu shot for Monday."
 OTHER_NOTE = "PRIVATE-NOTE-OF-ANOTHER-CLINICIAN"
 REFERENCE_WHY = "REFERENCE-RATIONALE-NOT-YET-DUE"
 REJECTED_ANSWER = "A-PATIENT-MODEL-ANSWER-REFUSED"
@@ -97,11 +106,16 @@ def blinded_world(researcher):
     run.traces.update(
         patient_rejected_attempts=[{**refused, "text": REJECTED_ANSWER, "thinking": ""}]
     )
+    imported = _imported_trace()
     me = _clinician("dr-me", Clinician.Track.BOTH)
+    # Past the one-screen introduction: before it, every item page redirects to it, and the
+    # crawl would read the introduction instead of the items.
+    me.onboarded_at = timezone.now()
+    me.save(update_fields=["onboarded_at"])
     other = _clinician("dr-other", Clinician.Track.BOTH)
     study = create_study(
         StudySpec(status="open", name="Blinded study", overlap={"clinical": 2, "operations": 2}),
-        traces[:4],
+        [*traces[:4], imported],
         [me, other],
         researcher,
     )
@@ -145,12 +159,33 @@ def blinded_world(researcher):
     return {"me": me, "other": other, "run": run, "study": study, "calibration": calibration}
 
 
+def _imported_trace() -> int:
+    """One finished trace of an imported run (JSONL, no case), with metadata of its own."""
+    record = {
+        "suite": "imported-suite-5831",
+        "task_id": IMPORTED_TASK,
+        "prompt": IMPORTED_PROMPT,
+        "model": IMPORTED_MODEL,
+        "temperature": 0.3,
+        "status": "done",
+        "messages": [
+            {"role": "user", "content": IMPORTED_PROMPT},
+            {"role": "assistant", "content": "Booked for Monday."},
+        ],
+        "tool_calls": [],
+        "attributes": {"inspect_metadata": {"note": IMPORTED_NOTE, "agent": IMPORTED_MODEL}},
+    }
+    run = import_bytes(json.dumps(record).encode() + b"\n", "imported.jsonl").run
+    return run.traces.get().pk
+
+
 def _forbidden(world) -> list[str]:
     run = world["run"]
     tokens = (
         list(ALWAYS_FORBIDDEN)
         + list(DISTINCT_MODELS)
         + [OTHER_NOTE, REFERENCE_WHY, REJECTED_ANSWER]
+        + [IMPORTED_MODEL, IMPORTED_TASK, IMPORTED_NOTE, "imported-suite-5831"]
     )
     tokens.append(world["other"].code)
     for correctness in run.traces.values_list("correctness", flat=True):
@@ -207,6 +242,8 @@ def test_nothing_identifying_reaches_a_clinician(client, blinded_world):
                 reverse(name, args=[assignment.code]), follow=True
             ).content.decode()
     assert len(pages) >= 6, sorted(pages)
+    imported = [body for body in pages.values() if 'data-testid="task-box"' in body]
+    assert imported and all(IMPORTED_PROMPT in body for body in imported), "an imported item"
     forbidden = _forbidden(blinded_world)
     ids = _database_ids(blinded_world)
     for where, body in pages.items():

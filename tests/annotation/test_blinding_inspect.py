@@ -13,11 +13,18 @@ from tests.patientagentbench.interchange.inspect_logs import make_log
 
 pytestmark = pytest.mark.django_db
 MODEL = "mockllm/zephyr-quokka-99b"
+# What an Inspect sample may carry: one fact a clinician may read, and what they may not.
+METADATA = {
+    "difficulty": "hard",
+    "subtask": "graded by zephyr-quokka-99b",  # an allow-listed key whose value names the model
+    "scorer_notes": "SECRET-INSPECT-NOTE",
+    "source_sample": "ana-dob",
+}
 
 
 @pytest.fixture
 def inspect_study(tmp_path, researcher):
-    run = import_traces(make_log(tmp_path, model_name=MODEL)).run
+    run = import_traces(make_log(tmp_path, model_name=MODEL, metadata=METADATA)).run
     traces = list(run.traces.filter(status=Trace.Status.DONE).values_list("pk", flat=True))
     me = _clinician("dr-inspect", "both")
     me.onboarded_at = timezone.now()  # past the one-screen introduction
@@ -40,7 +47,14 @@ def test_an_imported_inspect_run_reveals_nothing_to_a_clinician(client, inspect_
             reverse("review_item", args=[assignment.code]), follow=True
         ).content.decode()
     assert any("lookup_patient" in body for body in pages.values()), "the transcript is shown"
+    items = [body for where, body in pages.items() if where.startswith("item ")]
+    for body in items:  # the task the agent was given, and the one allowed fact
+        assert "The task" in body
+        assert "When was Ana Silva born?" in body or "When was Bo Chen born?" in body
+        assert "<dt>Difficulty</dt><dd>hard</dd>" in body
     forbidden = [*ALWAYS_FORBIDDEN, MODEL, "zephyr-quokka", "mockllm", "inspect_"]
+    # Inspect's sample ids, task name, metadata and its tool call ids.
+    forbidden += ["ana-dob", "bo-dob", "chart-lookup", "SECRET-INSPECT-NOTE", "for_tool_call"]
     for where, body in pages.items():
         for token in forbidden:
             assert token not in body, f"{token!r} leaked in {where}"

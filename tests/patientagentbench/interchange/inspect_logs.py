@@ -26,7 +26,10 @@ if find_spec("inspect_ai") is None:  # the optional extra
 SAMPLES = {"ana-dob": "When was Ana Silva born?", "bo-dob": "When was Bo Chen born?"}
 
 
-def make_log(folder: Path, *, epochs: int = 3, model_name: str = "mockllm/model") -> Path:
+def make_log(
+    folder: Path, *, epochs: int = 3, model_name: str = "mockllm/model", metadata=None
+) -> Path:
+    """`metadata`: every sample's Inspect metadata (none by default)."""
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ModelOutput, get_model
@@ -57,7 +60,10 @@ def make_log(folder: Path, *, epochs: int = 3, model_name: str = "mockllm/model"
             yield ModelOutput.from_content("mockllm/model", "Ana Silva was born in 1970.")
 
     task = Task(
-        dataset=[Sample(input=text, target="1970", id=key) for key, text in SAMPLES.items()],
+        dataset=[
+            Sample(input=text, target="1970", id=key, metadata=metadata)
+            for key, text in SAMPLES.items()
+        ],
         solver=[use_tools(lookup_patient()), generate()],
         scorer=includes(),
         epochs=epochs,
