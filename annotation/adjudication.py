@@ -20,7 +20,7 @@ from datetime import datetime
 from django.db import transaction
 
 from annotation import audit
-from annotation.models import Adjudication, Clinician, Item, Study, Submission
+from annotation.models import Adjudication, Assignment, Clinician, Item, Study, Submission
 from annotation.pure.calibration import disagreements
 from annotation.qualification import is_qualified
 from annotation.reviewing import ReviewMaterial, material_for
@@ -100,13 +100,33 @@ def latest_decisions(study: Study, item_ids=None) -> dict[tuple[int, str], Decis
     return latest
 
 
-def queue(study: Study, item_ids=None) -> list[Dispute]:
-    """Disputed (item, dimension) pairs, undecided first, then by item and rubric order."""
+def own_item_ids(study: Study, person) -> set[int]:
+    """The study's items assigned to this person as a clinician, in any status (withdrawn
+    too: they have read the item, and may have scored it before it was reassigned)."""
+    return set(
+        Assignment.objects.filter(item__study=study, clinician__user_id=person.pk).values_list(
+            "item_id", flat=True
+        )
+    )
+
+
+def is_own_item(item_pk: int, person) -> bool:
+    """Whether this person is (or was) one of the item's clinicians: they may not adjudicate
+    it, nor read its audit trail (their own score beside the others', by code)."""
+    return Assignment.objects.filter(item_id=item_pk, clinician__user_id=person.pk).exists()
+
+
+def queue(study: Study, item_ids=None, *, adjudicator=None) -> list[Dispute]:
+    """Disputed (item, dimension) pairs, undecided first, then by item and rubric order. For
+    an `adjudicator`, without the items they are assigned to: nobody judges their own."""
     rubric = rubric_of(study)
     order = {d.key: i for i, d in enumerate(rubric.dimensions)}
     decisions = latest_decisions(study, item_ids)
+    excluded = own_item_ids(study, adjudicator) if adjudicator is not None else set()
     disputes = []
     for item_id, rows in current_submissions(study, item_ids).items():
+        if item_id in excluded:
+            continue
         scores = {row["assignment__clinician__code"]: row["scores"] for row in rows}
         for dimension in disagreements(scores, study.adjudication_threshold):
             disputes.append(
@@ -156,14 +176,21 @@ def material_of(item: Item) -> ReviewMaterial | None:
     return material_for(assignment) if assignment else None
 
 
-def dispute_for(item: Item, dimension: str) -> Dispute | None:
-    """One entry of the queue, as it stands now (None when it is no longer disputed)."""
-    found = [d for d in queue(item.study, [item.pk]) if d.dimension == dimension]
+def dispute_for(item: Item, dimension: str, adjudicator=None) -> Dispute | None:
+    """One entry of the queue, as it stands now (None when it is no longer disputed, or is
+    the `adjudicator`'s own item)."""
+    disputes = queue(item.study, [item.pk], adjudicator=adjudicator)
+    found = [d for d in disputes if d.dimension == dimension]
     return found[0] if found else None
 
 
 def decide(item: Item, dimension: str, score: int | None, reason: str, actor) -> Adjudication:
-    """Record a decision: a score 1–5 or None (not applicable), always with a reason."""
+    """Record a decision: a score 1–5 or None (not applicable), always with a reason; never
+    by one of the item's own clinicians."""
+    if is_own_item(item.pk, actor):
+        raise AdjudicationError(
+            "You are one of this item's clinicians: another adjudicator decides it."
+        )
     if dimension not in {d.key for d in rubric_of(item.study).dimensions}:
         raise _unknown(dimension)
     if score is not None and score not in SCORES:

@@ -73,3 +73,19 @@ def _parsed(address: str):
         return ipaddress.ip_address(address)
     except ValueError:
         return None
+
+
+# gunicorn's default: X-Forwarded-Proto believed from a proxy on this machine.
+GUNICORN_DEFAULT_FORWARDED_ALLOW_IPS = "127.0.0.1,::1"
+
+
+def gunicorn_forwarded_allow_ips(environ: dict[str, str]) -> str:
+    """gunicorn's `forwarded_allow_ips`, matched to the app's own setting. gunicorn turns
+    X-Forwarded-Proto from the addresses it trusts into the request's scheme (so Django's
+    `is_secure()`), by default from 127.0.0.1 even when the app ignores the header: without
+    PAB_BEHIND_PROXY nobody is trusted; with it, PAB_TRUSTED_PROXIES when set, else gunicorn's
+    default (a proxy on this machine; Django's SECURE_PROXY_SSL_HEADER covers the rest)."""
+    if environ.get("PAB_BEHIND_PROXY", "").strip().lower() not in {"1", "true", "yes", "on"}:
+        return ""
+    trusted = [a.strip() for a in environ.get("PAB_TRUSTED_PROXIES", "").split(",") if a.strip()]
+    return ",".join(trusted) or GUNICORN_DEFAULT_FORWARDED_ALLOW_IPS

@@ -83,6 +83,21 @@ class JudgeForm(forms.ModelForm):
         return value
 
 
+def paid_model_warning(model: ModelConfig) -> str:
+    """What a judge on this model means for a scoring's limit (empty for a simulated one)."""
+    if model.is_simulated:
+        return ""
+    if model.counts_calls:
+        return (
+            f"{model.name} has no price: a scoring with this judge is bounded by a call limit "
+            "(the limit counts calls; run_jury --call-limit N), and only an admin may launch it."
+        )
+    return (
+        f"{model.name} is a paid model: a scoring with this judge is bounded by a spend limit "
+        "in USD (run_jury --spend-limit)."
+    )
+
+
 class PanelForm(forms.ModelForm):
     judges = RowChoices(
         queryset=Judge.objects.exclude(prompt_version=IMPORTED_VERSION).select_related("model"),
@@ -161,6 +176,16 @@ class LaunchForm(forms.Form):
             "researcher, at most the limit the admin approved; empty means that limit)."
         ),
     )
+    call_limit = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**31 - 1,  # the column
+        label="Call limit",
+        help_text=(
+            "Scoring stops after this many judge calls. Required for a panel with a judge on a "
+            "model without prices (no price: the limit counts calls; admins only)."
+        ),
+    )
 
     def __init__(self, *args, run, finished: list[int], **kwargs):
         super().__init__(*args, **kwargs)
@@ -217,6 +242,9 @@ class ResumeForm(forms.Form):
         max_digits=12,  # as the column
         decimal_places=4,
         label="New spend limit (USD)",
+    )
+    call_limit = forms.IntegerField(
+        required=False, min_value=1, max_value=2**31 - 1, label="New call limit"
     )
 
 

@@ -111,6 +111,10 @@ class JuryRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     spend_limit = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
     spent = models.DecimalField(max_digits=14, decimal_places=6, default=Decimal(0))
+    # At most this many judge calls (a panel with a judge on an unpriced real model,
+    # jury.spending); `calls` counts them, each before it is made, only while there is a limit.
+    call_limit = models.PositiveIntegerField(null=True, blank=True)
+    calls = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -125,6 +125,7 @@ def launch_jury(
     run: Run,
     repeat: int = 1,
     spend_limit: Decimal | None = None,
+    call_limit: int | None = None,
     created_by=None,
     enqueue: bool = True,
     trace_ids: Iterable[int] | None = None,
@@ -161,6 +162,7 @@ def launch_jury(
             run=run,
             repeat=repeat,
             spend_limit=spend_limit,
+            call_limit=call_limit,
             created_by=created_by,
             subset=subset[:300],
         )

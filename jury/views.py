@@ -84,6 +84,8 @@ def panel_detail(request, pk):
             "jury_runs": panel.jury_runs.select_related("run", "run__suite"),
             "scored_runs": scored_runs,
             "paid": spending.is_paid(panel),
+            "which_limit": spending.which_limit(panel),
+            "unpriced": spending.unpriced_models(panel),
             "approval_form": ApprovalForm(initial={"spend_limit": panel.approved_spend_limit}),
             "standing": standing(panel),
             "qualifications": panel.qualifications.select_related("judge", "round"),
@@ -97,7 +99,15 @@ def panel_approve(request, pk):
     """An admin lets researchers launch a paid panel, up to a spend limit per scoring."""
     panel = get_object_or_404(Panel, pk=pk, imported=False)
     form = ApprovalForm(request.POST)
-    if not form.is_valid():
+    unpriced = spending.unpriced_models(panel)
+    if unpriced and form.is_valid() and form.cleaned_data["spend_limit"] is not None:
+        messages.error(
+            request,
+            f"{panel.name} has a judge on a model without prices ({', '.join(unpriced)}): no "
+            "dollar limit can bound it, so researchers cannot be approved for it. Set the "
+            "model's prices first; until then only admins launch it, with a call limit.",
+        )
+    elif not form.is_valid():
         messages.error(request, "The spend limit must be a positive amount in USD.")
     else:
         limit = form.cleaned_data["spend_limit"]
@@ -145,10 +155,12 @@ def launch(request, run_pk):
     repeat = form.cleaned_data["repeat"] if valid else 1
     if valid and ESTIMATE not in request.POST:
         data = form.cleaned_data
-        panel, limit = data["panel"], data["spend_limit"]
+        panel, limit, call_limit = data["panel"], data["spend_limit"], data["call_limit"]
         if limit is None and not is_admin:
             limit = panel.approved_spend_limit  # the admin's limit, when the panel is paid
-        refusal = spending.launch_refusal(is_admin=is_admin, panel=panel, spend_limit=limit)
+        refusal = spending.launch_refusal(
+            is_admin=is_admin, panel=panel, spend_limit=limit, call_limit=call_limit
+        )
         try:
             if refusal:
                 raise JuryError(refusal)
@@ -157,6 +169,7 @@ def launch(request, run_pk):
                 run=run,
                 repeat=data["repeat"],
                 spend_limit=limit,
+                call_limit=call_limit,
                 created_by=request.user,
                 trace_ids=form.trace_ids,
                 subset=form.subset,
@@ -208,7 +221,7 @@ def _estimates(trace_ids: list[int], repeat: int, dimensions: int, is_admin: boo
     rows = []
     conversations = len(trace_ids)
     for panel in Panel.objects.filter(imported=False).prefetch_related("judges__model"):
-        paid = spending.is_paid(panel)
+        paid, unpriced = spending.is_paid(panel), spending.unpriced_models(panel)
         jobs_made = jobs_to_make(panel, trace_ids, repeat)
         estimate = timing.scoring_time(panel, conversations, dimensions, repeat)
         # Time grows linearly with conversations: one estimate (one latency query per
@@ -230,7 +243,11 @@ def _estimates(trace_ids: list[int], repeat: int, dimensions: int, is_admin: boo
                 "paid": paid,
                 "worst_case": spending.worst_case_cost(jobs_made, dimensions) if paid else None,
                 "approved_limit": panel.approved_spend_limit,
-                "launchable": is_admin or not paid or panel.approved_spend_limit is not None,
+                "launchable": is_admin
+                or not paid
+                or (not unpriced and panel.approved_spend_limit is not None),
+                "which_limit": spending.which_limit(panel),
+                "unpriced": unpriced,
             }
         )
     return rows
@@ -275,7 +292,10 @@ def _live_context(jury_run: JuryRun) -> dict:
             for warning in warnings
         ],
         "worker_alive": worker_alive(),
-        "resume_form": ResumeForm(initial={"spend_limit": jury_run.spend_limit}),
+        "resume_form": ResumeForm(
+            initial={"spend_limit": jury_run.spend_limit, "call_limit": jury_run.call_limit}
+        ),
+        "which_limit": spending.which_limit(jury_run.panel),
     }
 
 
@@ -292,9 +312,14 @@ def jury_run_cancel(request, pk):
 def jury_run_resume(request, pk):
     jury_run = get_object_or_404(JuryRun.objects.select_related("panel"), pk=pk)
     form = ResumeForm(request.POST)
-    new_limit = form.cleaned_data["spend_limit"] if form.is_valid() else None
+    valid = form.is_valid()
+    new_limit = form.cleaned_data["spend_limit"] if valid else None
+    new_calls = form.cleaned_data["call_limit"] if valid else None
     refusal = spending.resume_refusal(
-        is_admin=has_role(request.user, ADMIN), jury_run=jury_run, spend_limit=new_limit
+        is_admin=has_role(request.user, ADMIN),
+        jury_run=jury_run,
+        spend_limit=new_limit,
+        call_limit=new_calls,
     )
     if refusal:
         messages.error(request, refusal)
@@ -302,6 +327,9 @@ def jury_run_resume(request, pk):
     if new_limit is not None:
         jury_run.spend_limit = new_limit
         jury_run.save(update_fields=["spend_limit"])
+    if new_calls is not None:
+        jury_run.call_limit = new_calls
+        jury_run.save(update_fields=["call_limit"])
     # A running scoring may be resumed: jobs held by workers that stopped reporting go back.
     failed = jury_run.jobs.filter(status=JudgeJob.Status.ERROR).exists()
     if jury_run.status == JuryRun.Status.FINISHED and not failed:
@@ -309,6 +337,9 @@ def jury_run_resume(request, pk):
         return redirect("jury_run", pk=pk)
     if jury_run.spend_limit is not None and jury_run.spent >= jury_run.spend_limit:
         messages.error(request, "Raise the spend limit first: it is already reached.")
+        return redirect("jury_run", pk=pk)
+    if jury_run.call_limit is not None and jury_run.calls >= jury_run.call_limit:
+        messages.error(request, "Raise the call limit first: it is already reached.")
         return redirect("jury_run", pk=pk)
     requeued = resume_jury(pk)
     messages.success(request, f"Scoring {pk}: {requeued} judge jobs queued again.")

@@ -146,6 +146,12 @@ class ModelConfig(models.Model):
         return (self.price_in * tokens_in + self.price_out * tokens_out) / Decimal(1_000_000)
 
     @property
+    def counts_calls(self) -> bool:
+        """A real provider with no price: its calls cost $0 here whatever they cost, so a
+        dollar limit cannot bound them; a launch on it is bounded by a call limit instead."""
+        return not self.is_simulated and not (self.price_in or self.price_out)
+
+    @property
     def concurrency_key(self) -> str:
         """Calls to one provider endpoint share one limit, whichever model they name."""
         return f"{self.provider}:{self.base_url or 'default'}"
@@ -175,6 +181,10 @@ class Run(models.Model):
     max_iterations = models.PositiveIntegerField(default=10)
     max_turns = models.PositiveIntegerField(default=1)
     spend_limit = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    # At most this many model calls (a run on an unpriced real model, `runs.budget`); `calls`
+    # counts them, each before it is made, only while there is a limit.
+    call_limit = models.PositiveIntegerField(null=True, blank=True)
+    calls = models.PositiveIntegerField(default=0)
     # Scenario runs: who plays the patient (None = the offline simulated patient).
     patient_model = models.ForeignKey(
         "ModelConfig", null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -5,11 +5,14 @@ These pages are blinded like a clinician's, on purpose: no model, run or automat
 appears on them or on the conversation page they link to, so a decision rests on the
 conversation and the clinicians' reasons alone; the study page and audit trail they link to
 are blinded too where annotation.blind says so. Clinicians appear by pseudonymous code.
+Nobody adjudicates an item they are (or were) assigned to as a clinician: the queue leaves
+those items out, and deciding or opening one answers 404 (`_not_own`).
 Each dispute is the page's `#dispute` partial; deciding swaps just that piece (htmx) or, without
 JavaScript, posts and comes back to the same place.
 """
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -28,14 +31,19 @@ def adjudicator_home(request):
     return render(
         request,
         "annotation/research/adjudicator_home.html",
-        {"studies": [(study, _counts(adjudication.queue(study))) for study in studies]},
+        {
+            "studies": [
+                (study, _counts(adjudication.queue(study, adjudicator=request.user)))
+                for study in studies
+            ]
+        },
     )
 
 
 @role_required(*ADJUDICATING_ROLES)
 def adjudication_queue(request, pk):
     study = get_object_or_404(Study, pk=pk)
-    disputes = adjudication.queue(study)
+    disputes = adjudication.queue(study, adjudicator=request.user)
     return render(
         request,
         "annotation/research/adjudication.html",
@@ -72,7 +80,8 @@ def _form(dispute, data=None) -> DecisionForm:
 @require_POST
 def adjudicate(request, pk, item_pk, dimension):
     item = get_object_or_404(Item.objects.select_related("study"), pk=item_pk, study_id=pk)
-    dispute = adjudication.dispute_for(item, dimension)
+    _not_own(request.user, item.pk)
+    dispute = adjudication.dispute_for(item, dimension, adjudicator=request.user)
     if dispute is None:
         messages.error(request, f"Item {item.pk} is no longer disputed on {dimension}.")
         return redirect("research_adjudication", pk=pk)
@@ -85,9 +94,9 @@ def adjudicate(request, pk, item_pk, dimension):
             messages.success(request, f"Decided item {item.pk}, {dispute.label}.")
             anchor = f"#dispute-{item.pk}-{dimension}"
             return redirect(reverse("research_adjudication", args=[pk]) + anchor)
-        dispute = adjudication.dispute_for(item, dimension)
+        dispute = adjudication.dispute_for(item, dimension, adjudicator=request.user)
         form = _form(dispute)
-    disputes = adjudication.queue(item.study)
+    disputes = adjudication.queue(item.study, adjudicator=request.user)
     context = {"study": item.study, **_counts(disputes)}
     if request.htmx:
         # The decided dispute, and the page's count of what is left (out of band).
@@ -102,8 +111,16 @@ def item_conversation(request, pk):
     """The item as its clinicians saw it: chart, story, conversation; nothing else (the page
     gets the item's header, not its row, so not even the template can reach the trace)."""
     item = get_object_or_404(Item, pk=pk)
+    _not_own(request.user, item.pk)
     return render(
         request,
         "annotation/research/conversation.html",
         {"item": blind.header_of(item.pk), "material": adjudication.material_of(item)},
     )
+
+
+def _not_own(person, item_pk: int) -> None:
+    """404 for one of the item's own clinicians: the page would set their score beside the
+    others' (by code) and let them settle a dispute they are part of."""
+    if adjudication.is_own_item(item_pk, person):
+        raise Http404("You are one of this item's clinicians: another adjudicator decides it.")

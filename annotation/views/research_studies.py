@@ -10,7 +10,7 @@ re-rendered by htmx whenever the form changes.
 
 from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
@@ -152,7 +152,7 @@ def study_detail(request, pk):
     an adjudicator who is not a researcher, always) it names no model or case per item, and
     only researchers get the study's controls."""
     study = get_object_or_404(Study.objects.select_related("created_by"), pk=pk)
-    disputes = adjudication.queue(study)
+    disputes = adjudication.queue(study, adjudicator=request.user)  # as their queue counts
     rows = blind.item_rows(study, disputes)
     is_blind = blind.is_blind_for(request.user, study)
     if is_blind:
@@ -284,6 +284,8 @@ def item_audit(request, pk):
     """An item's audit trail. Built from plain values (annotation.blind); the conversation's
     model, case and run are added only where the viewer is not blinded."""
     study = get_object_or_404(Study, items__pk=pk)
+    if adjudication.is_own_item(pk, request.user):
+        raise Http404("You are one of this item's clinicians: its trail is not yours to read.")
     is_blind = blind.is_blind_for(request.user, study)
     context = {
         "item": blind.header_of(pk),

@@ -22,4 +22,22 @@ def estimate(tasks: int, models, temperatures: int, repetitions: int) -> dict:
         "jobs": per_model_jobs * len(models),
         "calls": per_model_jobs * len(models) * EST_CALLS_PER_JOB,
         "cost": cost.quantize(Decimal("0.01")),
+        "unpriced": unpriced(models),  # their calls count $0 here: a call limit bounds them
     }
+
+
+def unpriced(models) -> list[str]:
+    """Names of the real models without prices: their calls cost $0 here whatever they cost,
+    so no dollar limit bounds them (`ModelConfig.counts_calls`)."""
+    return sorted({model.name for model in models if model is not None and model.counts_calls})
+
+
+def call_limit_refusal(models, call_limit: int | None) -> str | None:
+    """Why a run on these models needs a call limit it lacks; None when it has what it needs."""
+    names = unpriced(models)
+    if not names or (call_limit is not None and call_limit > 0):
+        return None
+    return (
+        f"No price for {', '.join(names)}: a spend limit cannot bound it (its calls cost $0 "
+        "here), so the limit counts calls. Set a call limit."
+    )

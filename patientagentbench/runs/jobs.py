@@ -182,19 +182,20 @@ def claim(
     return claim_row(jobs, job_id, worker, attempts=attempts)
 
 
-def check_may_continue(kind: JobKind, batch_id: int, job_claim: Claim | None = None) -> None:
+def check_may_continue(kind: JobKind, batch_id: int, job_claim: Claim | None = None) -> int | None:
     """Before each paid call, one query: the batch still going and the job still this claim's.
-    Raises EndConversation with the reason to stop. A kind without a batch has only the
-    claim to check (none when run inline)."""
+    Raises EndConversation with the reason to stop. Returns the batch's call limit (None: no
+    limit, or a kind without a batch). A kind without a batch has only the claim to check
+    (none when run inline)."""
     if not kind.batched:
         if job_claim is not None and not held(kind.job_model, job_claim).exists():
             raise EndConversation(EndReason.WORKER_LOST)
-        return
+        return None
     if job_claim is None:
-        status, spend_limit, spent = (
+        status, spend_limit, spent, call_limit = (
             kind.batch_model.objects.filter(pk=batch_id)
             .order_by()
-            .values_list("status", "spend_limit", "spent")[0]
+            .values_list("status", "spend_limit", "spent", "call_limit")[0]
         )
     else:
         row = _claim_and_batch(kind, job_claim.pk)
@@ -202,7 +203,7 @@ def check_may_continue(kind: JobKind, batch_id: int, job_claim: Claim | None = N
             # Taken back from this worker (its heartbeats stopped for a while) and maybe
             # running elsewhere: stop spending; the result would not be stored anyway.
             raise EndConversation(EndReason.WORKER_LOST)
-        status, spend_limit, spent = row[3:]
+        status, spend_limit, spent, call_limit = row[3:]
     if status == BATCH_CANCELLED:
         raise EndConversation(EndReason.CANCELLED)
     if status == BATCH_STOPPED:
@@ -210,6 +211,26 @@ def check_may_continue(kind: JobKind, batch_id: int, job_claim: Claim | None = N
     if spend_limit is not None and spent >= spend_limit:
         stop_at_spend_limit(kind, batch_id)
         raise EndConversation(EndReason.SPEND_LIMIT)
+    return call_limit
+
+
+def reserve_call(kind: JobKind, batch_id: int) -> None:
+    """Count one call against the batch's call limit before it is made: one conditional
+    UPDATE, so calls in flight on many workers never take the count past the limit (a dollar
+    limit, charged after each call, can be overshot by the calls in flight). Raises
+    EndConversation, and stops the batch, once the limit is reached."""
+    counted = (
+        kind.batch_model.objects.filter(pk=batch_id, calls__lt=F("call_limit"))
+        .order_by()
+        .update(calls=F("calls") + 1)
+    )
+    if not counted:
+        stop_at_spend_limit(kind, batch_id, **CALL_LIMIT_REASON.get(kind.batch_noun, {}))
+        raise EndConversation(EndReason.SPEND_LIMIT)
+
+
+# What a batch stopped at its call limit says instead of its spend-limit text (runs have one).
+CALL_LIMIT_REASON = {"run": {"stop_reason": "The run reached its call limit."}}
 
 
 def _claim_query(kind: JobKind, job_id: int) -> models.QuerySet:
@@ -226,6 +247,7 @@ def _claim_query(kind: JobKind, job_id: int) -> models.QuerySet:
             f"{batch}__status",
             f"{batch}__spend_limit",
             f"{batch}__spent",
+            f"{batch}__call_limit",
         )[:1]
     )
 
@@ -234,7 +256,8 @@ _claim_sql: dict[tuple[str, str], str] = {}
 
 
 def _claim_and_batch(kind: JobKind, job_id: int) -> tuple:
-    """(status, worker, attempts, batch status, spend limit, spent) of a job: the query before
+    """(status, worker, attempts, batch status, spend limit, spent, call limit) of a job: the
+    query before
     every paid call. Building and compiling it through the ORM cost several times the CPU of
     running it (~0.5 ms a call), so on PostgreSQL the ORM's own SQL is compiled once per
     process and run through a cursor; the values are the same (PostgreSQL's driver returns
@@ -341,10 +364,12 @@ class GuardedProvider:
         )
 
     def complete(self, messages, tools, temperature, context):
-        check_may_continue(self.kind, self.batch_id, self.claim)
+        call_limit = check_may_continue(self.kind, self.batch_id, self.claim)
         limit = 0 if self.model.is_simulated else self.model.max_concurrency
 
         def one_call():
+            if call_limit is not None:  # every attempt is a call the provider may bill
+                reserve_call(self.kind, self.batch_id)
             caller_key, caller_limit = self.caller_slot
             with (
                 provider_slot(caller_key, caller_limit),
@@ -386,11 +411,12 @@ def mark_batch_running(kind: JobKind, batch_id: int) -> None:
 # --- the batch as a whole --------------------------------------------------------------------
 
 
-def stop_at_spend_limit(kind: JobKind, batch_id: int) -> None:
+def stop_at_spend_limit(kind: JobKind, batch_id: int, **why) -> None:
+    """Stop the batch at its spend (or call) limit; `why` overrides `kind.batch_stopped`."""
     with transaction.atomic():
         stopped = kind.batch_model.objects.filter(
             pk=batch_id, status__in=kind.batch_model.ACTIVE
-        ).update(status=BATCH_STOPPED, finished_at=timezone.now(), **kind.batch_stopped)
+        ).update(status=BATCH_STOPPED, finished_at=timezone.now(), **{**kind.batch_stopped, **why})
         if stopped:
             kind.jobs(batch_id).filter(status=QUEUED).update(status=CANCELLED, **kind.job_stopped)
 

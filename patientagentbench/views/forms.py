@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from patientagentbench.models import ModelConfig, Run, Suite, Task
 from patientagentbench.providers.redaction import is_env_var_name, looks_like_a_key
+from patientagentbench.runs.estimates import call_limit_refusal
 from patientagentbench.runs.limits import LaunchTooLarge, check_launch_size
 from patientagentbench.simulated.agent import PROFILES
 
@@ -189,6 +190,13 @@ class LaunchForm(forms.Form):
         decimal_places=2,
         help_text="USD; empty for none",
     )
+    call_limit = forms.IntegerField(
+        min_value=1,
+        max_value=2**31 - 1,  # the column
+        required=False,
+        help_text="Model calls; the run stops after this many. Required when a model has no "
+        "price (no price: the limit counts calls).",
+    )
 
     CASE_SET_ONLY = ("max_turns", "patient_model")
 
@@ -247,6 +255,10 @@ class LaunchForm(forms.Form):
                 )
             except LaunchTooLarge as exc:
                 self.add_error(None, str(exc))
+        patient = data.get("patient_model") if suite and suite.has_patients else None
+        refusal = call_limit_refusal([*(data.get("models") or []), patient], data.get("call_limit"))
+        if refusal:
+            self.add_error("call_limit", refusal)
         return data
 
     def chosen_tasks(self) -> list[Task]:

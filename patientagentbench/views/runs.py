@@ -57,6 +57,7 @@ def run_launch(request):
             max_turns=(data["max_turns"] or 10) if data["suite"].has_patients else 1,
             patient_model=data["patient_model"] if data["suite"].has_patients else None,
             spend_limit=data["spend_limit"],
+            call_limit=data["call_limit"],
             created_by=request.user,
         )
         messages.success(request, f"Launched run {run.pk}.")

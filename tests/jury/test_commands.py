@@ -15,7 +15,7 @@ from jury.models import Judge, JuryRun, Panel, Verdict
 from patientagentbench.demo import DEMO_SCENARIO_LABEL
 from patientagentbench.models import ModelConfig, Run
 from ratings.rubric import cached_rubric
-from tests.fakes.llm_server import FakeLLMServer, error_reply
+from tests.fakes.llm_server import FakeLLMServer, error_reply, text_reply
 from tests.jury.conftest import make_panel
 from tests.patientagentbench.analysis.paths import GOLDEN
 
@@ -62,7 +62,14 @@ def test_provider_errors_are_kept_as_verdicts_and_the_scoring_finishes(two_model
         )
         make_panel("down-panel", model)
         code, out, _ = run_command(
-            "run_jury", "--run", str(two_model_run.pk), "--panel", "down-panel", "--inline"
+            "run_jury",
+            "--run",
+            str(two_model_run.pk),
+            "--panel",
+            "down-panel",
+            "--call-limit",
+            "1000",
+            "--inline",
         )
     assert code == 0, out
     assert set(Verdict.objects.values_list("status", flat=True)) == {"error"}
@@ -244,3 +251,78 @@ def test_seed_jury_demo_scores_the_demo_run_once(two_model_run):
     assert "already scored" in seed_jury_demo()
     assert Verdict.objects.filter(panel=panel).count() == count
     assert JuryRun.objects.count() == 1
+
+
+def every_dimension_answered(route, body):
+    """A one-call judge's answer: a usable verdict on every scored dimension."""
+    part = {"rationale": "Fine.", "not_applicable": False, "score": 4}
+    return text_reply(json.dumps({d.key: part for d in cached_rubric().scored}))
+
+
+def test_an_operator_scores_with_a_judge_on_a_local_openai_compatible_model(two_model_run):
+    """Issue 40 #1: add_judge refused every model that is not simulated ("model: Select a
+    valid choice."). The whole operator path, against the local fake server: the model has no
+    price, so the commands say the limit counts calls, and the scoring stops at its call limit."""
+    with FakeLLMServer(policy=every_dimension_answered) as server:
+        call_command(
+            "add_model",
+            "qwen-local",
+            "--provider",
+            "openai_compatible",
+            "--model",
+            "qwen",
+            "--base-url",
+            server.openai_base_url,
+            stdout=StringIO(),
+        )
+        code, out, _ = run_command(
+            "add_judge", "qwen-judge", "--model", "qwen-local", "--call-mode", "one_call"
+        )
+        assert code == 0 and "Added judge qwen-judge" in out
+        assert "qwen-local has no price" in out and "call limit" in out
+        call_command("add_panel", "qwen-panel", "--judges", "qwen-judge", stdout=StringIO())
+        with pytest.raises(CommandError, match="no price, so the limit counts calls"):
+            call_command("run_jury", "--run", str(two_model_run.pk), "--panel", "qwen-panel")
+        code, out, err = run_command(
+            "run_jury",
+            "--run",
+            str(two_model_run.pk),
+            "--panel",
+            "qwen-panel",
+            "--call-limit",
+            "4",
+            "--inline",
+        )
+        answered = len(server.bodies("openai"))
+    jury_run = JuryRun.objects.get()
+    assert "the limit counts calls" in err
+    assert code == 1 and f"Scoring {jury_run.pk} stopped" in out and "4 of 4 calls" in out
+    assert jury_run.status == JuryRun.Status.STOPPED and jury_run.calls == 4 == answered
+    assert Verdict.objects.filter(status="ok").exists()  # the calls it made were scored
+    assert jury_run.spent == 0  # what a dollar limit would have counted
+
+
+def test_a_local_model_within_its_call_limit_scores_every_conversation(two_model_run):
+    with FakeLLMServer(policy=every_dimension_answered) as server:
+        model = ModelConfig.objects.create(
+            name="local",
+            provider="openai_compatible",
+            model_id="x",
+            base_url=server.openai_base_url,
+        )
+        judge = Judge.objects.create(name="local-judge", model=model, call_mode="one_call")
+        Panel.objects.create(name="local-panel").judges.add(judge)
+        code, out, _ = run_command(
+            "run_jury",
+            "--run",
+            str(two_model_run.pk),
+            "--panel",
+            "local-panel",
+            "--call-limit",
+            "1000",
+            "--inline",
+        )
+    assert code == 0, out
+    conversations = two_model_run.traces.count()
+    assert JuryRun.objects.get().calls == conversations  # one call each, counted
+    assert Verdict.objects.filter(status="ok").count() == conversations * SCORED

@@ -146,3 +146,66 @@ def test_the_worst_case_is_for_the_chosen_conversations_not_the_whole_run(
     n = run.traces.count()
     assert sample < whole and abs(sample * n - whole) <= Decimal("0.01") * n  # cents rounded
     assert not JuryRun.objects.exists()
+
+
+# --- a real model without prices: the limit counts calls (issue 34 #1) ----------------------
+
+
+@pytest.fixture
+def unpriced_panel(db):
+    """A judge on a real provider whose config has no prices: every call is charged $0."""
+    model = ModelConfig.objects.create(
+        name="qwen-local", provider="openai_compatible", model_id="qwen", base_url="http://x"
+    )
+    return make_panel("unpriced-panel", model)
+
+
+def launch_with_calls(client, run, panel, limit="", calls=""):
+    return client.post(
+        reverse("jury_launch", args=[run.pk]),
+        {"panel": panel.pk, "repeat": 1, "spend_limit": limit, "call_limit": calls},
+        follow=True,
+    )
+
+
+def test_an_approved_dollar_limit_does_not_let_a_researcher_launch_an_unpriced_panel(
+    client, admin_user, researcher, run, unpriced_panel
+):
+    # The finding: with a $0.01 approval, 120 real calls were made and $0 recorded.
+    unpriced_panel.approved_spend_limit = Decimal("0.01")
+    unpriced_panel.save()
+    client.force_login(researcher)
+    page = launch_with_calls(client, run, unpriced_panel, "0.01", "120").content.decode()
+    assert "without prices (qwen-local)" in page and "only an admin may launch" in page
+    assert not JuryRun.objects.exists()
+
+
+def test_an_admin_launches_an_unpriced_panel_only_with_a_call_limit(
+    client, admin_user, run, unpriced_panel
+):
+    client.force_login(admin_user)
+    page = launch_with_calls(client, run, unpriced_panel, "5").content.decode()
+    assert "no price, so the limit counts calls" in page
+    assert not JuryRun.objects.exists()
+    scoring = launch_with_calls(client, run, unpriced_panel, calls="12").content.decode()
+    assert JuryRun.objects.get().call_limit == 12
+    assert "call limit 12 (no price: the limit counts calls)" in scoring
+
+
+def test_the_pages_say_the_limit_counts_calls(client, admin_user, researcher, run, unpriced_panel):
+    client.force_login(researcher)
+    page = client.get(reverse("jury_launch", args=[run.pk])).content.decode()
+    assert "no price (qwen-local): the limit counts calls" in page
+    client.force_login(admin_user)
+    panel_page = client.get(reverse("jury_panel", args=[unpriced_panel.pk])).content.decode()
+    assert "Limit: no price (qwen-local): the limit counts calls" in panel_page
+    assert "Researchers cannot be approved for it" in panel_page
+
+
+def test_an_admin_cannot_approve_researchers_for_an_unpriced_panel(
+    client, admin_user, unpriced_panel
+):
+    client.force_login(admin_user)
+    client.post(reverse("jury_panel_approve", args=[unpriced_panel.pk]), {"spend_limit": "5"})
+    unpriced_panel.refresh_from_db()
+    assert unpriced_panel.approved_spend_limit is None

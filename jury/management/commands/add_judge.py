@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from jury.forms import JudgeForm
+from jury.forms import JudgeForm, paid_model_warning
 from jury.models import Judge
 from jury.pure.prompts import JUDGE_PROMPT_VERSION
 from patientagentbench.models import ModelConfig
@@ -50,6 +50,8 @@ class Command(BaseCommand):
                 else (instance.max_concurrency if instance else None),
             },
             instance=instance,
+            # The operator's tool (shell access): any model config, paid ones included.
+            may_use_paid_models=True,
         )
         if not form.is_valid():
             errors = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in form.errors.items())
@@ -60,3 +62,5 @@ class Command(BaseCommand):
             f"{verb} judge {judge.name} ({model.name}, prompt v{judge.prompt_version}, "
             f"T={judge.temperature:g}, {judge.get_call_mode_display().lower()})"
         )
+        if warning := paid_model_warning(model):
+            self.stdout.write(warning)

@@ -3,6 +3,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.management.base import BaseCommand, CommandError
 
+from jury import spending
 from jury.forms import MAX_REPEAT
 from jury.models import JuryRun, Panel
 from jury.pure import subsets
@@ -43,6 +44,13 @@ class Command(BaseCommand):
         parser.add_argument("--repeat", type=int, default=1, help="Repetitions per judge (K)")
         parser.add_argument("--spend-limit", default="", help="USD; stop scoring when reached")
         parser.add_argument(
+            "--call-limit",
+            type=int,
+            default=None,
+            help="Stop after this many judge calls; required for a panel with a judge on a "
+            "model without prices (no price: the limit counts calls)",
+        )
+        parser.add_argument(
             "--wait", action="store_true", help="Show progress and return when scoring ends"
         )
         parser.add_argument(
@@ -63,6 +71,15 @@ class Command(BaseCommand):
             limit = Decimal(options["spend_limit"]) if options["spend_limit"] else None
         except InvalidOperation as exc:
             raise CommandError("--spend-limit must be a number of USD.") from exc
+        call_limit = options["call_limit"]
+        if call_limit is not None and call_limit < 1:
+            raise CommandError("--call-limit must be a whole number of calls, 1 or more.")
+        if spending.unpriced_models(panel):  # the operator is an admin: the call-limit rule
+            refusal = spending.launch_refusal(
+                is_admin=True, panel=panel, spend_limit=limit, call_limit=call_limit
+            )
+            if refusal:
+                raise CommandError(refusal.replace("Set a call limit", "Give --call-limit N"))
         trace_ids, subset = self._subset(run, options)
         try:
             jury_run = launch_jury(
@@ -70,6 +87,7 @@ class Command(BaseCommand):
                 run=run,
                 repeat=options["repeat"],
                 spend_limit=limit,
+                call_limit=call_limit,
                 enqueue=not options["inline"],
                 trace_ids=trace_ids,
                 subset=subset,
@@ -77,6 +95,7 @@ class Command(BaseCommand):
         except JuryError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(str(jury_run.pk))
+        self.stderr.write(f"Panel {panel.name}: {spending.which_limit(panel)}.")
         if jury_run.unsent:
             self.stderr.write(jobs.broker_away(JUDGE_JOBS, jury_run))
         if options["inline"]:
@@ -134,10 +153,15 @@ class Command(BaseCommand):
     def _report(self, jury_run: JuryRun) -> None:
         jury_run.refresh_from_db()
         counts = progress(jury_run.pk)
+        calls = (
+            f", {jury_run.calls} of {jury_run.call_limit} calls"
+            if jury_run.call_limit is not None
+            else ""
+        )
         self.stdout.write(
             f"Scoring {jury_run.pk} {jury_run.status}: {counts['done']} judge jobs done, "
             f"{counts['error']} failed, {counts['cancelled']} cancelled; spent "
-            f"${jury_run.spent:.4f}."
+            f"${jury_run.spent:.4f}{calls}."
         )
         if code := jobs.exit_code(jury_run, counts):
             sys.exit(code)

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from patientagentbench.models import ModelConfig, Run, Suite
 from patientagentbench.runs import jobs, limits
+from patientagentbench.runs.estimates import call_limit_refusal, unpriced
 from patientagentbench.runs.execution import TRACES
 from patientagentbench.runs.launch import launch_run
 from patientagentbench.runs.workers import progress_bar, progress_words
@@ -36,6 +37,13 @@ class Command(BaseCommand):
         parser.add_argument("--max-iterations", type=int, default=10)
         parser.add_argument("--spend-limit", default="", help="USD; stop the run when reached")
         parser.add_argument(
+            "--call-limit",
+            type=int,
+            default=None,
+            help="Stop the run after this many model calls; required when a model has no "
+            "price (no price: the limit counts calls)",
+        )
+        parser.add_argument(
             "--wait", action="store_true", help="Show progress and return when the run ends"
         )
 
@@ -53,6 +61,11 @@ class Command(BaseCommand):
         except Exception as exc:
             raise CommandError(f"Bad option: {exc}") from exc
         max_turns = options["max_turns"] if scenario else 1
+        call_limit = options["call_limit"]
+        if call_limit is not None and call_limit < 1:
+            raise CommandError("--call-limit must be a whole number of calls, 1 or more.")
+        if refusal := call_limit_refusal([*models, patient], call_limit):
+            raise CommandError(refusal.replace("Set a call limit", "Give --call-limit N"))
         try:  # the web form's limits, before a single row is written
             limits.check_launch_size(
                 tasks=len(tasks) if tasks is not None else suite.tasks.count(),
@@ -73,9 +86,14 @@ class Command(BaseCommand):
             max_iterations=options["max_iterations"],
             max_turns=max_turns,
             spend_limit=spend_limit,
+            call_limit=call_limit,
             patient_model=patient,
         )
         self.stdout.write(str(run.pk))
+        if names := unpriced([*models, patient]):
+            self.stderr.write(
+                f"No price for {', '.join(names)}: the limit counts calls ({call_limit})."
+            )
         if run.unsent:
             self.stderr.write(jobs.broker_away(TRACES, run))
         if options["wait"]:

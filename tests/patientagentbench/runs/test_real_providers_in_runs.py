@@ -4,6 +4,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
 
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.runs.launch import execute_inline, launch_run
@@ -180,3 +182,56 @@ def test_a_model_with_its_own_timeout_waits_for_a_slow_answer(llm_server, office
     assert trace.status == Trace.Status.DONE, trace.error
     assert trace.warnings == []
     assert trace.latency_ms >= 1000  # it waited for the slow first answer, no retry
+
+
+# --- a real model without prices: the limit counts calls (issue 34 #1, for runs) -------------
+
+
+def unpriced_local(llm_server) -> ModelConfig:
+    return ModelConfig.objects.create(
+        name="qwen-local",
+        provider="openai_compatible",
+        model_id="qwen",
+        base_url=llm_server.openai_base_url,
+    )
+
+
+def test_run_benchmark_on_an_unpriced_model_needs_a_call_limit(llm_server, office_suite):
+    unpriced_local(llm_server)
+    with pytest.raises(CommandError, match="No price for qwen-local.*the limit counts calls"):
+        call_command(
+            "run_benchmark", "--suite", "office-19", "--models", "qwen-local",
+            "--spend-limit", "0.01", stdout=StringIO(),
+        )  # fmt: skip
+    assert not Run.objects.exists()
+
+
+def test_a_run_stops_at_its_call_limit_without_one_call_more(llm_server, office_suite):
+    model = unpriced_local(llm_server)
+    run = launch_run(suite=office_suite, models=[model], call_limit=5, enqueue=False)
+    execute_inline(run)
+    run.refresh_from_db()
+    assert run.status == Run.Status.STOPPED and "call limit" in run.stop_reason
+    assert run.calls == 5 == len(llm_server.bodies(OPENAI))  # counted before each call
+    assert run.spent == 0  # what a dollar limit would have seen
+
+
+def test_the_launch_page_asks_for_a_call_limit_for_an_unpriced_model(
+    client, admin_user, llm_server, office_suite
+):
+    model = unpriced_local(llm_server)
+    client.force_login(admin_user)
+    form = {
+        "suite": office_suite.pk,
+        "models": [model.pk],
+        "repetitions": 1,
+        "temperatures": "1.0",
+        "max_iterations": 10,
+        "spend_limit": "0.01",
+    }
+    page = client.post(reverse("run_launch"), form).content.decode()
+    assert "No price for qwen-local" in page and not Run.objects.exists()
+    preview = client.get(reverse("run_preview"), form).content.decode()
+    assert "the limit counts calls" in preview
+    client.post(reverse("run_launch"), {**form, "call_limit": 40})
+    assert Run.objects.get().call_limit == 40

@@ -38,10 +38,10 @@ def run_command(*args) -> tuple[int, str]:
     return 0, out.getvalue()
 
 
-def benchmark(model: str) -> tuple[int, str]:
+def benchmark(model: str, *options: str) -> tuple[int, str]:
     return run_command(
         "run_benchmark", "--suite", "office-19", "--models", model, "--runs", "1",
-        "--tasks", TASKS, "--wait",
+        "--tasks", TASKS, "--wait", *options,
     )  # fmt: skip
 
 
@@ -62,7 +62,7 @@ def test_run_benchmark_wait_exits_1_with_one_errored_trace(
         ModelConfig.objects.create(
             name="m", provider="openai_compatible", model_id="x", base_url=server.openai_base_url
         )
-        code, out = benchmark("m")
+        code, out = benchmark("m", "--call-limit", "1000")  # no price: the limit counts calls
     run = Run.objects.get()
     assert run.status == Run.Status.FINISHED  # the run finished: one trace is fine...
     assert sorted(run.traces.values_list("status", flat=True)) == ["done", "error"]
