@@ -59,13 +59,18 @@ def test_the_judge_page_warns_that_a_consistent_judge_inverts(
     assert re.search(r"separates on 0 of 6 dimensions, inverts on [56];", body)
 
 
-def test_an_honest_judge_gets_no_warning(client, researcher, checked_run):
+def test_an_honest_judge_is_warned_only_where_there_is_too_little_evidence(
+    client, researcher, checked_run
+):
     panel = make_panel("honest", simulated_model("sim-judge-a"))
     scored_by(panel, checked_run)
     client.force_login(researcher)
     body = client.get(reverse("jury_consistency", args=[panel.pk])).content.decode()
-    assert 'data-testid="validity-warning"' not in body
     assert 'data-testid="validity"' in body and "separates" in body
+    assert "Inverted" not in body and "but inverted" not in body
+    # Triage is often not applicable: too few conversations there to tell, and it says so.
+    warned = re.findall(r"<li><b>honest-judge-0</b>, ([^:]+):", body)
+    assert warned == ["Triage quality"] * len(warned)
 
 
 def calibration_round(run, name="Round 1", min_exact=0.5, min_adjacent=0.8):
