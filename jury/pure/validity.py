@@ -290,9 +290,23 @@ class Standing:
         return [row.dimension for row in self.rows if row.verdict == INVERTS]
 
     @property
+    def separating(self) -> list[str]:
+        return [row.dimension for row in self.rows if row.verdict == SEPARATES]
+
+    @property
     def warnings(self) -> list[tuple[Separation, str]]:
         """Each dimension that does not separate, with its warning (consistency unknown)."""
         return [(row, text) for row in self.rows if (text := warning(row, None))]
+
+    @property
+    def described(self) -> list[tuple[Separation, str, str]]:
+        """Each dimension with its figures and, without a verdict, what would decide it."""
+        return [(row, figures(row), to_decide(row)) for row in self.rows]
+
+    def of(self, dimension: str) -> tuple[Separation | None, str]:
+        """One dimension's row and its warning ('' when it separates); (None, '') unscored."""
+        row = next((r for r in self.rows if r.dimension == dimension), None)
+        return row, warning(row, None) if row is not None else ""
 
 
 def standing(rows: Iterable[Separation]) -> Standing:
