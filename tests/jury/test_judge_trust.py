@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.pure import agreement
-from annotation.pure.envelope import OVERRIDDEN, WITHHELD
+from annotation.pure.envelope import OVERRIDDEN, OVERRIDDEN_INVERTS, WITHHELD, WITHHELD_INVERTS
 from jury.qualification import standing
 from jury.scoring import execute_inline, launch_jury
 from patientagentbench.models import Trace
@@ -304,3 +304,53 @@ def test_a_panel_with_no_checked_conversation_says_its_validity_is_unknown(
     body = client.get(reverse("jury_panel", args=[inverted_panel.pk])).content.decode()
     assert 'data-verdict="not enough evidence"' in body
     assert "has scored no conversation with automatic outcome checks" in body
+
+
+@pytest.fixture
+def qualified_but_inverting_on_the_dashboard(scored, inverted_panel):  # noqa: F811
+    """The dashboards' run, half its conversations passing their outcome checks, scored by
+    the inverted judge, which passes a round whose references read them backwards too."""
+    run = scored["study"].items.first().trace.run
+    for i, pk in enumerate(run.traces.order_by("pk").values_list("pk", flat=True)):
+        Trace.objects.filter(pk=pk).update(correct=i % 2 == 0)
+    execute_inline(launch_jury(panel=inverted_panel, run=run, enqueue=False))
+    round_ = calibration_round_of(scored["traces"], backwards=True, min_exact=0.0, min_adjacent=0.5)
+    calibrated(inverted_panel, round_)
+    jury = standing(inverted_panel)
+    assert jury.fully_qualified and jury.inverts, jury.validity
+    return inverted_panel
+
+
+def envelope_csv(client, query):
+    url = reverse("research_dashboard_table", args=["jury", "envelope"])
+    return list(csv.DictReader(io.StringIO(client.get(url, query).content.decode())))
+
+
+def test_envelope_verdicts_are_withheld_where_a_qualified_jury_inverts(
+    client, researcher, qualified_but_inverting_on_the_dashboard
+):
+    panel = qualified_but_inverting_on_the_dashboard
+    client.force_login(researcher)
+    query = {"panel": panel.pk}
+    body = client.get(reverse("research_dashboard_jury"), query).content.decode()
+    assert 'data-testid="not-qualified"' in body and "Envelope verdicts withheld on" in body
+    assert "the jury&#x27;s scores invert there" in body
+    assert 'data-verdict="inverts"' in body and "⚠ Validity: inverts." in body
+    assert "withheld: inverts" in body and "withheld: not qualified" not in body
+    rows = envelope_csv(client, query)
+    assert rows and WITHHELD_INVERTS in {r["verdict"] for r in rows}
+    assert WITHHELD not in {r["verdict"] for r in rows}
+
+
+def test_the_researcher_may_show_an_inverting_jurys_verdicts_and_the_page_says_so(
+    client, researcher, qualified_but_inverting_on_the_dashboard
+):
+    panel = qualified_but_inverting_on_the_dashboard
+    client.force_login(researcher)
+    query = {"panel": panel.pk, "unqualified": "show"}
+    body = client.get(reverse("research_dashboard_jury"), query).content.decode()
+    assert 'data-testid="qualification-override"' in body and "· override" in body
+    assert "withheld: inverts" not in body
+    verdicts = {r["verdict"] for r in envelope_csv(client, query)}
+    assert any(v.endswith(f"({OVERRIDDEN_INVERTS})") for v in verdicts)
+    assert not any(OVERRIDDEN + ")" in v for v in verdicts)
