@@ -5,13 +5,18 @@ the rubric version and track it was written for, while the judge's prompt versio
 panel, its judges and their prompt versions) is the one that took the round and nobody has
 re-opened it. Every page that shows a jury's numbers says when it is not qualified, and the
 envelope verdict is withheld unless the researcher overrides that (annotation.pure.envelope).
+Beside it, always, the jury's validity (`Standing.validity`, jury.pure.validity.standing): a
+jury that passed its round but whose scores invert is withheld and warned of the same way.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
+from jury import verdicts
 from jury.models import Judge, JudgeQualification, Panel
+from jury.pure import validity as validity_rule
 from ratings.rubric import cached_rubric
 
 
@@ -48,6 +53,19 @@ class Standing:
     rubric: str  # "patientagentbench v1"
     tracks: tuple[str, ...]  # the rubric's scored tracks
     qualified: frozenset[str]  # the tracks a current passed record covers
+    # Whose validity `validity` reads, when a page asks for it (an export does not).
+    panel: Panel | None = field(default=None, compare=False, repr=False)
+    judge: Judge | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def validity(self) -> validity_rule.Standing:
+        """Whether its scores separate passing from failing conversations, per dimension:
+        calibration against references and validity against outcomes, shown together."""
+        return verdicts.jury_validity(self.panel, self.judge)
+
+    @property
+    def inverts(self) -> bool:
+        return self.validity.verdict == validity_rule.INVERTS
 
     @property
     def fully_qualified(self) -> bool:
@@ -86,4 +104,6 @@ def standing(panel: Panel, judge: Judge | None = None) -> Standing:
         rubric=f"{panel.rubric_name} v{panel.rubric_version}",
         tracks=tuple(rubric_tracks(panel)),
         qualified=frozenset(passed),
+        panel=panel,
+        judge=judge,
     )

@@ -546,15 +546,33 @@ class Validity:
     n_unchecked: int  # conversations scored but never checked
 
 
+def _outcomes(conversations: Iterable[int]) -> dict[int, bool | None]:
+    """conversation -> passed its automatic outcome checks (None: not checked)."""
+    return dict(Trace.objects.filter(pk__in=list(conversations)).values_list("pk", "correct"))
+
+
+def _panel_verdict_records(panel: Panel, **filters: Any) -> list[dict]:
+    return [{**row, "judge": validity.PANEL} for row in panel_records(Source(panel), **filters)]
+
+
+def jury_validity(panel: Panel, judge: Any = None) -> validity.Standing:
+    """The validity half of a jury's standing (jury.qualification.standing): the panel
+    verdict's separation per dimension, or one judge's, over every conversation it scored."""
+    if judge is None:
+        records = _panel_verdict_records(panel)
+    else:
+        records = [r for r in retest_records(panel) if r["judge"] == judge.name]
+    outcomes = _outcomes({r["conversation"] for r in records})
+    return validity.standing(validity.separations(records, outcomes))
+
+
 def panel_validity(panel: Panel, retest_rows: Iterable[Any] = (), **filters: Any) -> Validity:
     """Each judge's (and the panel verdict's) separation of passing from failing
     conversations, and its calibration rounds' agreement with the reference scores."""
     records = retest_records(panel, **filters)
-    panel_rows = [
-        {**row, "judge": validity.PANEL} for row in panel_records(Source(panel), **filters)
-    ]
+    panel_rows = _panel_verdict_records(panel, **filters)
     conversations = {r["conversation"] for r in records}
-    outcomes = dict(Trace.objects.filter(pk__in=conversations).values_list("pk", "correct"))
+    outcomes = _outcomes(conversations)
     separations = validity.separations(records, outcomes) + validity.separations(
         panel_rows, outcomes
     )

@@ -372,6 +372,7 @@ def verdict_list(request, run_pk, panel_pk):
         and (repetition == "all" or str(c.repetition) == repetition)
     ]
     dimensions = [(d.key, d.label) for d in verdicts.rubric_of(panel).scored]
+    jury_standing = standing(panel)
     return render(
         request,
         "jury/verdicts.html",
@@ -387,7 +388,8 @@ def verdict_list(request, run_pk, panel_pk):
             "dimensions": dimensions,
             "left_out": verdicts.left_out_text(verdicts.left_out_total(shown)),
             "repeated": len(repetitions) > 1,
-            "standing": standing(panel),
+            "standing": jury_standing,
+            "columns": _flagged(dimensions, jury_standing),
         },
     )
 
@@ -415,6 +417,7 @@ def leaderboard(request, run_pk, panel_pk):
         raise Http404("No such case attribute.")
     keys = [key for key, _ in board.dimensions]
     breakdown = verdicts.run_breakdown(panel, run, by) if by else {}
+    jury_standing = standing(panel)
     context = {
         "run": run,
         "panel": panel,
@@ -428,11 +431,18 @@ def leaderboard(request, run_pk, panel_pk):
             (value_label(by, value), _table(rows, keys)) for value, rows in breakdown.items()
         ],
         "left_out": verdicts.left_out_text(board.left_out),
-        "standing": standing(panel),
+        "standing": jury_standing,
+        "columns": _flagged(board.dimensions, jury_standing),
     }
     if request.htmx:
         return render(request, "jury/leaderboard.html#breakdown", context)
     return render(request, "jury/leaderboard.html", context)
+
+
+def _flagged(dimensions, jury_standing) -> list[tuple]:
+    """(key, label, validity row, warning) per column: every figure of a dimension whose
+    validity is not shown carries the warning beside it."""
+    return [(key, label, *jury_standing.validity.of(key)) for key, label in dimensions]
 
 
 def _table(rows, keys: list[str]) -> list[tuple]:

@@ -18,10 +18,17 @@ from annotation.dashboards.figures import apply_layout, empty_figure, figure, gr
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
 from annotation.pure import agreement
-from annotation.pure.envelope import OVERRIDDEN, WITHHELD, offered
+from annotation.pure.envelope import (
+    OVERRIDDEN,
+    OVERRIDDEN_INVERTS,
+    WITHHELD,
+    WITHHELD_VERDICTS,
+    offered,
+)
 from annotation.pure.envelope import envelope as envelope_verdict
 from jury import qualification
 from jury.models import Panel
+from jury.pure import validity
 from jury.verdicts import STATUS_WORDS
 from ratings.rubric import cached_rubric
 from ratings.scale import SCORES
@@ -73,12 +80,15 @@ def standings(ds: Dataset) -> dict:
         return {}
     rubric = cached_rubric(ds.panel.rubric_name, ds.panel.rubric_version)
 
+    labels = {d.key: d.label for d in rubric.dimensions}
+
     def plain(standing) -> dict:
         return {
             "text": standing.text,
             "reason": standing.reason,
             "missing": standing.missing,
             "qualified": sorted(standing.qualified),
+            "validity": plain_validity(standing.validity, labels),
         }
 
     groups = {}
@@ -93,29 +103,63 @@ def standings(ds: Dataset) -> dict:
     }
 
 
+def plain_validity(standing: validity.Standing, labels: dict[str, str]) -> dict:
+    """A jury's validity as the page shows it: its verdict, the dimensions (labels) it
+    inverts on, and one line per dimension with its figures (jury.pure.validity)."""
+    return {
+        "verdict": standing.verdict,
+        "inverts": [labels.get(key, key) for key in standing.inverts],
+        "lines": [
+            f"{labels.get(row.dimension, row.dimension)}: {row.verdict} — {figures}"
+            + (f"; {to_decide}" if to_decide else "")
+            for row, figures, to_decide in standing.described
+        ],
+    }
+
+
+def _inverts_reason(inverts: list[str]) -> str:
+    return (
+        f"The jury's scores invert on {_and(inverts)}: conversations that failed their "
+        "automatic outcome checks score higher than those that passed."
+    )
+
+
 def gate(data: dict, override: bool) -> dict:
     """The jury page's data with each envelope verdict offered only where the jury is
-    qualified on the dimension's track (annotation.pure.envelope.offered), or shown by the
-    researcher's override, which is then said beside every verdict. Pure and a copy: the
+    qualified on the dimension's track and its scores do not invert on the dimension
+    (annotation.pure.envelope.offered), or shown by the researcher's override, which is then
+    said beside every verdict. Pure and a copy: the
     cached data is never changed, and serving it costs no query."""
     found = (data.get("summary") or {}).get("standings") or {}
     if not found:
         return data
     data = copy.deepcopy(data)
     jury, tracks = found["jury"], found["tracks"]
+    inverts = jury["validity"]["inverts"]
+    problems = [jury["text"]] if jury["text"] else []
+    problems += [_inverts_reason(inverts)] if inverts else []
     summary = data["summary"]
-    summary |= {"qualification": jury["text"], "override": override and bool(jury["text"])}
-    if jury["text"] and not override:
-        summary["headline"] = (
-            f"Envelope verdicts withheld on the {' and '.join(jury['missing'])} track: "
-            f"{jury['reason']} Pass a calibration round first, or show the verdicts anyway "
-            "(the page then says so)."
+    summary |= {
+        "qualification": " ".join(problems),
+        "override": override and bool(problems),
+        "validity": jury["validity"],
+    }
+    if problems and not override:
+        summary["headline"] = " ".join(_withheld_headline(jury, inverts)) + (
+            " Show the verdicts anyway if you must (the page then says so)."
         )
-    elif jury["text"] and summary.get("headline"):
-        summary["headline"] += f" ({OVERRIDDEN}.)"
+    elif problems and summary.get("headline"):
+        notes = [OVERRIDDEN] if jury["text"] else []
+        notes += [OVERRIDDEN_INVERTS] if inverts else []
+        summary["headline"] += f" ({'; '.join(notes)}.)"
     tables = data.get("tables", {})
     if "envelope" in tables:
-        _gate_table(tables["envelope"], lambda row: row["track"] in jury["qualified"], override)
+        _gate_table(
+            tables["envelope"],
+            lambda row: row["track"] in jury["qualified"],
+            lambda row: row["dimension"] in inverts,
+            override,
+        )
     if "breakdown" in tables:
         groups = found["groups"]
 
@@ -123,26 +167,46 @@ def gate(data: dict, override: bool) -> dict:
             standing = groups.get(row["group"], jury)
             return tracks.get(row["dimension"], "") in standing["qualified"]
 
-        _gate_table(tables["breakdown"], qualified, override)
+        def inverting(row) -> bool:
+            standing = groups.get(row["group"], jury)
+            return row["dimension"] in standing["validity"]["inverts"]
+
+        _gate_table(tables["breakdown"], qualified, inverting, override)
     return data
 
 
-def _gate_table(found: dict, qualified, override: bool) -> None:
+def _withheld_headline(jury: dict, inverts: list[str]) -> list[str]:
+    sentences = []
+    if jury["text"]:
+        sentences.append(
+            f"Envelope verdicts withheld on the {' and '.join(jury['missing'])} track: "
+            f"{jury['reason']} Pass a calibration round first."
+        )
+    if inverts:
+        sentences.append(
+            f"Envelope verdicts withheld on {_and(inverts)}: the jury's scores invert there "
+            "(conversations that failed their automatic outcome checks score higher than "
+            "those that passed)."
+        )
+    return sentences
+
+
+def _gate_table(found: dict, qualified, inverting, override: bool) -> None:
     keys = [c["key"] for c in found["columns"]]
     if "verdict" not in keys:
         return
     at = keys.index("verdict")
     for raw, shown in zip(found["rows"], found["display"], strict=True):
         row = dict(zip(keys, raw, strict=True))
-        verdict, note = offered(raw[at], qualified(row), override)
+        verdict, note = offered(raw[at], qualified(row), override, inverting(row))
         if not note:
             continue
-        raw[at] = verdict if verdict == WITHHELD else f"{verdict} ({OVERRIDDEN})"
+        raw[at] = verdict if verdict in WITHHELD_VERDICTS else f"{verdict} ({note})"
         cell = shown["cells"][at]
-        if verdict == WITHHELD:
+        if verdict in WITHHELD_VERDICTS:
             shown["cells"][at] = {
                 **cell,
-                "text": "withheld: not qualified",
+                "text": "withheld: not qualified" if verdict == WITHHELD else "withheld: inverts",
                 "css": "badge fail",
                 "title": note,
             }

@@ -680,18 +680,30 @@ def _near_threshold(figure: Figure, margin: float | None) -> bool:
 
 WITHHELD = "withheld: jury not qualified"
 OVERRIDDEN = "shown by the researcher's override: the jury is not qualified"
+WITHHELD_INVERTS = "withheld: jury inverts"
+OVERRIDDEN_INVERTS = "shown by the researcher's override: the jury's scores invert"
+WITHHELD_VERDICTS = (WITHHELD, WITHHELD_INVERTS)
 
 
-def offered(verdict: str, qualified: bool, override: bool) -> tuple[str, str]:
+def offered(
+    verdict: str, qualified: bool, override: bool, inverts: bool = False
+) -> tuple[str, str]:
     """The verdict a page may offer, and what it must say beside it. A jury earns the verdict
     as a clinician earns a place in a study, by passing a calibration round on the dimension's
-    track; for an unqualified jury it is withheld unless the researcher overrides that, and
+    track, and keeps it only while its scores do not invert there (jury.pure.validity): for an
+    unqualified or inverting jury it is withheld unless the researcher overrides that, and
     then the override is said wherever the verdict is shown."""
-    if qualified:
+    if qualified and not inverts:
         return verdict, ""
     if override:
-        return verdict, OVERRIDDEN
-    return WITHHELD, (
-        "the jury has not passed a calibration round on this dimension's track; the researcher "
-        "may show the verdict anyway (“show verdicts for an unqualified jury”)"
+        return verdict, OVERRIDDEN if not qualified else OVERRIDDEN_INVERTS
+    if not qualified:
+        return WITHHELD, (
+            "the jury has not passed a calibration round on this dimension's track; the "
+            "researcher may show the verdict anyway (“show verdicts for an unqualified jury”)"
+        )
+    return WITHHELD_INVERTS, (
+        "the jury's scores invert on this dimension: conversations that failed their automatic "
+        "outcome checks score higher than those that passed; the researcher may show the "
+        "verdict anyway (“show verdicts for an unqualified jury”)"
     )

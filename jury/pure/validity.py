@@ -19,7 +19,13 @@ Per judge × dimension (and for the panel's own verdict):
 - each group's size and mean score;
 - a verdict: `separates` only when the interval lies wholly above 0.5, `inverts` when it lies
   wholly below, `not enough evidence` otherwise, and always when a group has fewer than
-  MIN_GROUP conversations or the scores do not vary.
+  MIN_GROUP conversations or the scores do not vary;
+- for `not enough evidence`, how many conversations per group would decide it if the AUC
+  stayed where it is (`per_group_to_decide`: the smallest equal groups whose Newcombe interval
+  at that AUC excludes 0.5);
+- a jury's standing on validity (`standing`): `inverts` when any dimension inverts,
+  `separates` when every dimension separates, `not enough evidence` otherwise, with each
+  dimension's figures, so every page that shows a jury's calibration shows this beside it.
 
 Agreement with reference scores is a calibration round's result, computed by the clinician's
 own calibration functions and stored as a `JudgeQualification` (annotation.judge_calibration).
@@ -48,6 +54,8 @@ PANEL = "panel"  # the judge name of the panel's own verdict
 # "Consistent" for the warning: test–retest exact agreement at or above this.
 CONSISTENT_EXACT = 0.8
 DELONG_LOGIT = "DeLong (logit)"
+# The search for conversations per group that would decide a verdict stops here.
+MOST_PER_GROUP = 100_000
 NEWCOMBE = "Newcombe score (method 5)"
 
 
@@ -202,24 +210,116 @@ def separations(records: Iterable[Any], outcomes: Mapping[Any, bool | None]) -> 
     return rows
 
 
+def figures(row: Separation) -> str:
+    """The AUC with its interval (level, method, n per group), or why there is no interval:
+    a constant judge says its constant, not an interval it never had."""
+    groups = f"{row.n_pass} passed, {row.n_fail} failed"
+    if row.low is not None:
+        return (
+            f"AUC {row.auc:.2f}, {LEVEL:.0%} interval {row.low:.2f}–{row.high:.2f} "
+            f"by {row.method}, {groups}"
+        )
+    if row.auc is None or row.reason.startswith("fewer than"):
+        return f"AUC {_fmt(row.auc)}, no interval: {row.reason}"
+    return f"{row.reason}, {groups}"
+
+
+def per_group_to_decide(a: float, level: float = LEVEL, most: int = MOST_PER_GROUP) -> int | None:
+    """The fewest conversations per group (equal groups, at least MIN_GROUP) whose interval
+    at this AUC would exclude 0.5; None at 0.5 itself or beyond `most`. The interval narrows
+    as the groups grow, so the first size that decides is found by bisection."""
+
+    def decides(n: int) -> bool:
+        low, high = newcombe_interval(a, n, n, level)
+        return low > 0.5 or high < 0.5
+
+    if a == 0.5 or not decides(most):
+        return None
+    low, high = MIN_GROUP, most
+    if decides(low):
+        return low
+    while high - low > 1:  # invariant: low does not decide, high does
+        middle = (low + high) // 2
+        low, high = (low, middle) if decides(middle) else (middle, high)
+    return high
+
+
+def to_decide(row: Separation) -> str:
+    """For a row without a verdict: how many conversations would give it one, at its AUC."""
+    if row.verdict != NOT_ENOUGH or row.auc is None:
+        return ""
+    if row.reason.startswith("no variation"):
+        return "more conversations cannot decide it while every score is the same"
+    n = per_group_to_decide(row.auc)
+    if n is None:
+        return f"no number of conversations decides it at AUC {row.auc:.2f}"
+    return (
+        f"about {n} conversations per group would decide it at AUC {row.auc:.2f} "
+        f"(it has {row.n_pass} + {row.n_fail})"
+    )
+
+
 def warning(row: Separation, exact: float | None) -> str:
-    """The red warning for a row, or '' — an inverted judge always gets one; a consistent
-    judge that is not shown to separate (with groups large enough to tell) gets one too."""
+    """The red warning for every row that does not separate, or '' when it does. Consistency
+    changes the words, never whether there is a warning: a judge that repeats itself and does
+    not separate is the case to say loudest, but one that repeats itself less is no better."""
+    if row.verdict == SEPARATES:
+        return ""
     consistent = exact is not None and exact >= CONSISTENT_EXACT
     share = f"test–retest exact {exact:.0%}" if exact is not None else ""
+    closing = " Consistency is not correctness." if consistent else ""
     if row.verdict == INVERTS:
         lead = f"Consistent ({share}) but inverted" if consistent else "Inverted"
         return (
             f"{lead}: it scores conversations that failed their outcome checks higher than "
-            f"those that passed (AUC {row.auc:.2f}). Consistency is not correctness."
+            f"those that passed — {figures(row)}.{closing}"
         )
-    groups_ok = row.n_pass >= MIN_GROUP and row.n_fail >= MIN_GROUP
-    if consistent and groups_ok and row.verdict != SEPARATES:
-        return (
-            f"Consistent ({share}) but does not separate passing from failing conversations "
-            f"(AUC {_fmt(row.auc)}, interval includes 0.5). Consistency is not correctness."
-        )
-    return ""
+    lead = f"Consistent ({share}) but does not separate" if consistent else "Not shown to separate"
+    return f"{lead} passing from failing conversations — {figures(row)}; {to_decide(row)}.{closing}"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A jury's (a panel verdict's or one judge's) validity over the rubric's dimensions."""
+
+    verdict: str  # SEPARATES, INVERTS or NOT_ENOUGH
+    rows: tuple[Separation, ...]
+
+    @property
+    def inverts(self) -> list[str]:
+        return [row.dimension for row in self.rows if row.verdict == INVERTS]
+
+    @property
+    def separating(self) -> list[str]:
+        return [row.dimension for row in self.rows if row.verdict == SEPARATES]
+
+    @property
+    def warnings(self) -> list[tuple[Separation, str]]:
+        """Each dimension that does not separate, with its warning (consistency unknown)."""
+        return [(row, text) for row in self.rows if (text := warning(row, None))]
+
+    @property
+    def described(self) -> list[tuple[Separation, str, str]]:
+        """Each dimension with its figures and, without a verdict, what would decide it."""
+        return [(row, figures(row), to_decide(row)) for row in self.rows]
+
+    def of(self, dimension: str) -> tuple[Separation | None, str]:
+        """One dimension's row and its warning ('' when it separates); (None, '') unscored."""
+        row = next((r for r in self.rows if r.dimension == dimension), None)
+        return row, warning(row, None) if row is not None else ""
+
+
+def standing(rows: Iterable[Separation]) -> Standing:
+    """Inverts if any dimension inverts; separates only if every dimension separates."""
+    rows = tuple(rows)
+    verdicts = {row.verdict for row in rows}
+    if INVERTS in verdicts:
+        verdict = INVERTS
+    elif rows and verdicts == {SEPARATES}:
+        verdict = SEPARATES
+    else:
+        verdict = NOT_ENOUGH
+    return Standing(verdict, rows)
 
 
 def summary(rows: Iterable[Separation]) -> dict[str, dict[str, int]]:

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.pure import agreement
-from annotation.pure.envelope import OVERRIDDEN, WITHHELD
+from annotation.pure.envelope import OVERRIDDEN, OVERRIDDEN_INVERTS, WITHHELD, WITHHELD_INVERTS
 from jury import verdicts
 from jury.qualification import standing
 from jury.scoring import execute_inline, launch_jury
@@ -61,13 +61,18 @@ def test_the_judge_page_warns_that_a_consistent_judge_inverts(
     assert re.search(r"separates on 0 of 6 dimensions, inverts on [56];", body)
 
 
-def test_an_honest_judge_gets_no_warning(client, researcher, checked_run):
+def test_an_honest_judge_is_warned_only_where_there_is_too_little_evidence(
+    client, researcher, checked_run
+):
     panel = make_panel("honest", simulated_model("sim-judge-a"))
     scored_by(panel, checked_run)
     client.force_login(researcher)
     body = client.get(reverse("jury_consistency", args=[panel.pk])).content.decode()
-    assert 'data-testid="validity-warning"' not in body
     assert 'data-testid="validity"' in body and "separates" in body
+    assert "Inverted" not in body and "but inverted" not in body
+    # Triage is often not applicable: too few conversations there to tell, and it says so.
+    warned = re.findall(r"<li><b>honest-judge-0</b>, ([^:]+):", body)
+    assert warned == ["Triage quality"] * len(warned)
 
 
 def calibration_round(run, name="Round 1", min_exact=0.5, min_adjacent=0.8):
@@ -140,16 +145,19 @@ def inverted_on_the_dashboard(scored, inverted_panel):  # noqa: F811
     return inverted_panel
 
 
-def calibration_round_of(trace_ids, name="Round on the dashboard", **thresholds):
+def calibration_round_of(trace_ids, name="Round on the dashboard", backwards=False, **thresholds):
+    """References of 4 where the outcome checks passed and 2 where they failed (`backwards`:
+    the other way round, references written as wrongly as the inverted judge reads)."""
     from annotation.models import Item, Study
 
     round_ = Study.objects.create(kind=Study.Kind.CALIBRATION, name=name, **thresholds)
     for trace in Trace.objects.filter(pk__in=list(trace_ids)).order_by("pk"):
+        score = 4 if bool(trace.correct) != backwards else 2
         Item.objects.create(
             study=round_,
             trace=trace,
             is_reference=True,
-            reference={d: {"score": 4 if trace.correct else 2, "why": ""} for d in SCORED},
+            reference={d: {"score": score, "why": ""} for d in SCORED},
         )
     return round_
 
@@ -242,3 +250,117 @@ def test_the_score_export_says_which_jury_numbers_are_unqualified(
     call_command("export_scores", "--out", str(out), "--no-clinicians", stdout=io.StringIO())
     rows = [r for r in csv.DictReader(out.open()) if r["rater"].startswith("honest")]
     assert rows and {r["qualified"] for r in rows} == {"yes"}
+
+
+# --- issue 40: validity stands beside calibration wherever a jury's standing appears ----------
+
+
+def qualified_but_inverting(panel, run):
+    """The inverted judge scores the run and passes a round whose references read it backwards
+    too: calibration alone would call it qualified."""
+    scored_by(panel, run, repeat=1)
+    round_ = calibration_round_of(
+        run.traces.values_list("pk", flat=True),
+        "A round read backwards",
+        backwards=True,
+        min_exact=0.0,
+        min_adjacent=0.5,
+    )
+    calibrated(panel, round_)
+    assert standing(panel).fully_qualified
+    return panel
+
+
+def test_a_qualified_panel_that_inverts_says_so_on_every_page_of_its_standing(
+    client, researcher, checked_run, inverted_panel
+):
+    panel = qualified_but_inverting(inverted_panel, checked_run)
+    client.force_login(researcher)
+    pages = {
+        "panel": reverse("jury_panel", args=[panel.pk]),
+        "leaderboard": reverse("jury_leaderboard", args=[checked_run.pk, panel.pk]),
+        "verdicts": reverse("jury_verdicts", args=[checked_run.pk, panel.pk]),
+        "consistency": reverse("jury_consistency", args=[panel.pk]),
+    }
+    for name, url in pages.items():
+        body = client.get(url).content.decode()
+        assert 'data-testid="qualified"' in body, name
+        assert 'data-verdict="inverts"' in body and "⚠ Validity: inverts." in body, name
+        assert "Qualified by its calibration round, but panel inverted scores" in body, name
+        # The figures: AUC, interval, method, n per group.
+        assert re.search(r"AUC 0\.\d\d, 95% interval 0\.\d\d–0\.\d\d by Newcombe", body)
+        assert "6 passed, 6 failed" in body, name
+    board = client.get(pages["leaderboard"]).content.decode()
+    # Every dimension column the inverted judge reads backwards carries the flag.
+    assert board.count('data-testid="dimension-validity"') >= 5
+    assert "⚠ inverts" in board
+
+
+def test_an_honest_qualified_panel_separates_beside_qualified(client, researcher, checked_run):
+    panel = make_panel("honest", simulated_model("sim-judge-a"))
+    scored_by(panel, checked_run, repeat=1)
+    calibrated(panel, calibration_round(checked_run, min_exact=0.0, min_adjacent=0.5))
+    client.force_login(researcher)
+    body = client.get(reverse("jury_panel", args=[panel.pk])).content.decode()
+    assert 'data-testid="qualified"' in body
+    assert 'data-verdict="inverts"' not in body
+    assert "Task completion: <b>separates</b>" in body
+
+
+def test_a_panel_with_no_checked_conversation_says_its_validity_is_unknown(
+    client, researcher, inverted_panel
+):
+    client.force_login(researcher)
+    body = client.get(reverse("jury_panel", args=[inverted_panel.pk])).content.decode()
+    assert 'data-verdict="not enough evidence"' in body
+    assert "has scored no conversation with automatic outcome checks" in body
+
+
+@pytest.fixture
+def qualified_but_inverting_on_the_dashboard(scored, inverted_panel):  # noqa: F811
+    """The dashboards' run, half its conversations passing their outcome checks, scored by
+    the inverted judge, which passes a round whose references read them backwards too."""
+    run = scored["study"].items.first().trace.run
+    for i, pk in enumerate(run.traces.order_by("pk").values_list("pk", flat=True)):
+        Trace.objects.filter(pk=pk).update(correct=i % 2 == 0)
+    execute_inline(launch_jury(panel=inverted_panel, run=run, enqueue=False))
+    round_ = calibration_round_of(scored["traces"], backwards=True, min_exact=0.0, min_adjacent=0.5)
+    calibrated(inverted_panel, round_)
+    jury = standing(inverted_panel)
+    assert jury.fully_qualified and jury.inverts, jury.validity
+    return inverted_panel
+
+
+def envelope_csv(client, query):
+    url = reverse("research_dashboard_table", args=["jury", "envelope"])
+    return list(csv.DictReader(io.StringIO(client.get(url, query).content.decode())))
+
+
+def test_envelope_verdicts_are_withheld_where_a_qualified_jury_inverts(
+    client, researcher, qualified_but_inverting_on_the_dashboard
+):
+    panel = qualified_but_inverting_on_the_dashboard
+    client.force_login(researcher)
+    query = {"panel": panel.pk}
+    body = client.get(reverse("research_dashboard_jury"), query).content.decode()
+    assert 'data-testid="not-qualified"' in body and "Envelope verdicts withheld on" in body
+    assert "the jury&#x27;s scores invert there" in body
+    assert 'data-verdict="inverts"' in body and "⚠ Validity: inverts." in body
+    assert "withheld: inverts" in body and "withheld: not qualified" not in body
+    rows = envelope_csv(client, query)
+    assert rows and WITHHELD_INVERTS in {r["verdict"] for r in rows}
+    assert WITHHELD not in {r["verdict"] for r in rows}
+
+
+def test_the_researcher_may_show_an_inverting_jurys_verdicts_and_the_page_says_so(
+    client, researcher, qualified_but_inverting_on_the_dashboard
+):
+    panel = qualified_but_inverting_on_the_dashboard
+    client.force_login(researcher)
+    query = {"panel": panel.pk, "unqualified": "show"}
+    body = client.get(reverse("research_dashboard_jury"), query).content.decode()
+    assert 'data-testid="qualification-override"' in body and "· override" in body
+    assert "withheld: inverts" not in body
+    verdicts = {r["verdict"] for r in envelope_csv(client, query)}
+    assert any(v.endswith(f"({OVERRIDDEN_INVERTS})") for v in verdicts)
+    assert not any(OVERRIDDEN + ")" in v for v in verdicts)

@@ -74,6 +74,91 @@ def test_warning_for_consistent_but_inverted_or_not_separating():
     assert validity.warning(inverted, None).startswith("Inverted")
     flat = validity.separation("j", "d", [1, 5, 3, 2, 4], [2, 4, 3, 1, 5])
     assert "does not separate" in validity.warning(flat, 0.9)
-    assert validity.warning(flat, 0.5) == ""
     good = validity.separation("j", "d", [4, 5, 4, 5, 4, 5], [1, 2, 1, 2, 2, 1])
     assert validity.warning(good, 1.0) == ""
+
+
+# --- issue 40: every judge that does not separate is warned, with what would decide it ----------
+
+TWELVE_PASSING = [1, 2, 3, 2, 4, 1, 2, 3, 5, 2, 3, 1]
+TWELVE_FAILING = [2, 3, 4, 3, 5, 2, 3, 4, 5, 3, 4, 2]
+
+
+def test_a_less_repeatable_judge_with_the_same_auc_is_warned_too():
+    row = validity.separation("j", "d", TWELVE_PASSING, TWELVE_FAILING)
+    assert row.verdict == validity.NOT_ENOUGH
+    consistent, unsteady, unknown = (validity.warning(row, e) for e in (0.9, 0.5, None))
+    assert consistent.startswith("Consistent (test–retest exact 90%) but does not separate")
+    for text in (unsteady, unknown):
+        assert text.startswith("Not shown to separate passing from failing conversations")
+        assert "Consistency is not correctness" not in text
+    # Every warning gives the interval (direction, n per group, method) and what would decide.
+    for text in (consistent, unsteady, unknown):
+        assert f"AUC {row.auc:.2f}, 95% interval {row.low:.2f}–{row.high:.2f}" in text
+        assert "12 passed, 12 failed" in text and validity.NEWCOMBE in text
+        n = validity.per_group_to_decide(row.auc)
+        assert f"about {n} conversations per group would decide it" in text
+
+
+def test_small_groups_are_warned_with_the_conversations_that_would_decide():
+    few = validity.separation("j", "d", [5, 5, 4, 5], [1, 2, 1, 1, 2])
+    text = validity.warning(few, None)
+    assert "no interval: fewer than 5 conversations passed or failed" in text
+    assert "about 5 conversations per group would decide it at AUC 1.00" in text
+
+
+def test_a_constant_judge_says_its_constant_not_an_interval_it_never_had():
+    flat = validity.separation("j", "d", [4] * 6, [4] * 7)
+    text = validity.warning(flat, 0.95)
+    assert "no variation: every score was 4" in text and "6 passed, 7 failed" in text
+    assert "interval includes 0.5" not in text and "AUC 0.50" not in text
+    assert "more conversations cannot decide it" in text
+
+
+def test_the_example_from_the_issue_needs_more_conversations():
+    low, high = validity.newcombe_interval(0.35, 12, 12)
+    assert (round(low, 2), round(high, 2)) == (0.18, 0.58)
+    n = validity.per_group_to_decide(0.35)
+    assert n == 29  # found by stepping n up one at a time: 28 + 28 still includes 0.5
+    assert validity.newcombe_interval(0.35, n, n)[1] < 0.5
+    assert validity.newcombe_interval(0.35, n - 1, n - 1)[1] >= 0.5
+
+
+aucs = st.floats(0.0, 1.0).filter(lambda a: abs(a - 0.5) > 0.02)
+
+
+def _decides(a, n):
+    low, high = validity.newcombe_interval(a, n, n)
+    return low > 0.5 or high < 0.5
+
+
+@given(aucs)
+def test_the_conversations_that_decide_are_the_fewest_that_do(a):
+    n = validity.per_group_to_decide(a)
+    assert n is not None and n >= validity.MIN_GROUP
+    assert _decides(a, n)
+    assert n == validity.MIN_GROUP or not _decides(a, n - 1)
+
+
+@given(aucs, st.floats(0.0, 0.5))
+def test_further_from_a_coin_needs_no_more_conversations_and_both_sides_need_the_same(a, gap):
+    further = min(1.0, a + gap) if a > 0.5 else max(0.0, a - gap)
+    assert validity.per_group_to_decide(further) <= validity.per_group_to_decide(a)
+    assert validity.per_group_to_decide(1 - a) == validity.per_group_to_decide(a)
+
+
+def test_a_coin_is_never_decided():
+    assert validity.per_group_to_decide(0.5) is None
+    assert validity.per_group_to_decide(0.5001) is None  # beyond MOST_PER_GROUP
+
+
+def test_a_jury_standing_inverts_if_any_dimension_does():
+    good = validity.separation("j", "a", [4, 5, 4, 5, 4, 5], [1, 2, 1, 2, 2, 1])
+    bad = validity.separation("j", "b", [1, 2, 1, 2, 2, 1], [4, 5, 4, 5, 4, 5])
+    unclear = validity.separation("j", "c", TWELVE_PASSING, TWELVE_FAILING)
+    assert validity.standing([good]).verdict == validity.SEPARATES
+    assert validity.standing([good, unclear]).verdict == validity.NOT_ENOUGH
+    both = validity.standing([good, unclear, bad])
+    assert both.verdict == validity.INVERTS and both.inverts == ["b"]
+    assert [row.dimension for row, _ in both.warnings] == ["c", "b"]
+    assert validity.standing([]).verdict == validity.NOT_ENOUGH
