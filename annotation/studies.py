@@ -58,6 +58,14 @@ def reviewable_traces(run_ids=None):
     return traces
 
 
+def pool(kind: str, run_ids=None):
+    """Finished conversations this kind of study may sample: a study never samples one used
+    in a calibration round (clinicians have seen its reference), a round never one from a
+    study (its reference would leak into the study's scores)."""
+    other = Study.Kind.CALIBRATION if kind == Study.Kind.STUDY else Study.Kind.STUDY
+    return reviewable_traces(run_ids).exclude(review_items__study__kind=other)
+
+
 def candidates(traces) -> list[Candidate]:
     rows = traces.values_list("pk", "model_name", "task__attributes", "task__category", "correct")
     return [

@@ -35,6 +35,7 @@ urlpatterns = [
         "people/<int:pk>/reactivate/", people.person_reactivate, name="research_person_reactivate"
     ),
     path("people/<int:pk>/link/", people.person_new_link, name="research_person_link"),
+    path("start/", studies.first_study, name="research_first_study"),
     path("studies/", studies.study_list, name="research_studies"),
     path("studies/new/", studies.study_new, name="research_study_new"),
     path("studies/preview/", studies.study_preview, name="research_study_preview"),

@@ -26,8 +26,8 @@ from annotation.studies import (
     BREAKDOWN,
     StudySpec,
     create_study,
+    pool,
     reviewable,
-    reviewable_traces,
     sample_for,
     task_breakdown,
 )
@@ -40,12 +40,6 @@ FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
 NOT_APPLICABLE = "na"
 CHOICES = forms.CheckboxSelectMultiple(attrs={"class": "choices"})
 SCORE_CHOICES = [(str(s), str(s)) for s in range(1, 6)] + [(NOT_APPLICABLE, "N/A")]
-
-
-def pool(kind: str, run_ids=None):
-    """Finished conversations this kind of study may sample (see the module's docstring)."""
-    other = Study.Kind.CALIBRATION if kind == Study.Kind.STUDY else Study.Kind.STUDY
-    return reviewable_traces(run_ids).exclude(review_items__study__kind=other)
 
 
 def calibrated_on(clinicians):

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
-from annotation import adjudication, blind, lifecycle
+from annotation import adjudication, blind, guide, lifecycle
 from annotation.export import write_csv
 from annotation.models import Assignment, Study
 from annotation.people import names_by_code
@@ -29,7 +29,13 @@ from annotation.studies import (
 from annotation.views.research_forms import RoundForm, SampleForm, StudyForm
 from patientagentbench.cases.attribute_labels import stratum_label
 from patientagentbench.models import Trace
-from patientagentbench.roles import ADJUDICATING_ROLES, STAFF_ROLES, has_role, role_required
+from patientagentbench.roles import (
+    ADJUDICATING_ROLES,
+    ADMIN,
+    STAFF_ROLES,
+    has_role,
+    role_required,
+)
 from ratings.rubric import cached_rubric as load_rubric
 
 
@@ -38,6 +44,18 @@ def research_home(request):
     if has_role(request.user, *STAFF_ROLES):
         return redirect("research_studies")
     return redirect("research_adjudicator_home")
+
+
+@role_required(*STAFF_ROLES)
+def first_study(request):
+    """A first study step by step: what there is, what is missing, where to do it."""
+    steps = guide.first_study(is_admin=has_role(request.user, ADMIN))
+    current = next((n for n, step in enumerate(steps) if not step.done), None)
+    return render(
+        request,
+        "annotation/research/first_study.html",
+        {"steps": steps, "current": current, "minimums": guide.minimums(load_rubric())},
+    )
 
 
 @role_required(*STAFF_ROLES)
