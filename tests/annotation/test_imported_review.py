@@ -68,7 +68,8 @@ def test_the_study_form_offers_an_imported_run_as_imported_and_samples_it(client
 
 def test_the_round_form_accepts_the_trace_ids_of_an_imported_run(client, researcher):
     run = import_run()
-    clinician = make_clinician("imp-round")
+    # Two clinicians: with one, the round could qualify nobody and the form refuses it.
+    clinicians = [make_clinician("imp-round"), make_clinician("imp-round-2")]
     client.force_login(researcher)
     response = client.post(
         reverse("research_round_new"),
@@ -77,7 +78,7 @@ def test_the_round_form_accepts_the_trace_ids_of_an_imported_run(client, researc
             "source": "explicit",
             "trace_ids": " ".join(map(str, ids_of(run))),
             "seed": 1,
-            "clinicians": [clinician.pk],
+            "clinicians": [c.pk for c in clinicians],
             "feedback": "end",
             "min_exact": 0.5,
             "min_adjacent": 0.8,
@@ -92,7 +93,7 @@ def test_the_round_form_accepts_the_trace_ids_of_an_imported_run(client, researc
 def test_only_finished_traces_of_an_imported_run_are_accepted(client, researcher):
     run = import_run(n=2)
     errored = import_run(n=1, status="error", error="boom", task_id="other", suite="s2")
-    clinician = make_clinician("imp-err")
+    clinicians = [make_clinician("imp-err"), make_clinician("imp-err-2")]
     client.force_login(researcher)
     wanted = ids_of(run) + ids_of(errored)
     response = client.post(
@@ -102,7 +103,7 @@ def test_only_finished_traces_of_an_imported_run_are_accepted(client, researcher
             "source": "explicit",
             "trace_ids": " ".join(map(str, wanted)),
             "seed": 1,
-            "clinicians": [clinician.pk],
+            "clinicians": [c.pk for c in clinicians],
             "feedback": "end",
             "min_exact": 0.5,
             "min_adjacent": 0.8,

@@ -93,7 +93,14 @@ def test_a_run_recovers_from_a_redis_restart(workers, office_suite, slow_model, 
     workers.start("left", pool="threads", concurrency=2)
     workers.start("right", pool="threads", concurrency=2)
     run, _ = launch_from_the_command_line(
-        workers.env, "--models", "slowish", "--runs", str(REPETITIONS)
+        # A local stub without prices: the limit counts calls, set far above what it makes.
+        workers.env,
+        "--models",
+        "slowish",
+        "--runs",
+        str(REPETITIONS),
+        "--call-limit",
+        "100000",
     )
     wait_until(
         lambda: progress(run.pk)["done"] >= 3 and len(running_claims(run)) >= 2,
