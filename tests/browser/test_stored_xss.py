@@ -28,6 +28,9 @@ IMG = '<img src=x onerror="window.__xss=1">'
 SCRIPT = "<script>window.__xss=1</script>"
 SVG = '"><svg onload=window.__xss=1>'
 JS_URL = "javascript:window.__xss=1"
+# plotly.js draws <a href> in any text of a figure as a link (it drops javascript: itself).
+LINK = f'<a href="{JS_URL}">x</a>'
+CHART_LINK = '<a href="https://evil.example/">x</a>'
 PAYLOAD = f"{IMG} {SCRIPT} {SVG}"
 # No "/" in a file name: the image payload alone, which still names the run (its label).
 FILE_NAME = '<img src=x onerror="window.__xss=1">.jsonl'
@@ -56,6 +59,9 @@ PROBE = """() => ({
         .map(a => a.getAttribute('href') || a.getAttribute('xlink:href') || '')
         .filter(href => href.trim().toLowerCase().replace(/[\\s\\x00-\\x1f]/g, '')
             .startsWith('javascript:')),
+    // Our figures draw no link: one in a chart's SVG came from a name or a label.
+    chartLinks: [...document.querySelectorAll('.plotly-graph-div svg a')]
+        .map(a => a.outerHTML.slice(0, 200)),
     links: [...document.querySelectorAll('a[href]')].map(a => a.href),
 })"""
 
@@ -76,7 +82,7 @@ def hostile_record(model: str, repetition: int) -> dict:
     return {
         **RECORD,
         "suite": f"hostile-suite {PAYLOAD}",
-        "task_id": f"task{IMG}",
+        "task_id": f"task{CHART_LINK}",
         "category": f"cat{SVG}",
         "difficulty": "easy",
         "prompt": f"Find it. {PAYLOAD} {JS_URL}",
@@ -115,7 +121,7 @@ def hostile_record(model: str, repetition: int) -> dict:
 
 def import_hostile_run(tmp_path) -> Run:
     """Two models (their names the payloads) × two repetitions, through `import_traces`."""
-    models = [f"m-a{IMG}", f"m-b{SVG}"]
+    models = [f"m-a{IMG}", f"m-b{SVG}{LINK}"]
     file = tmp_path / FILE_NAME
     lines = [hostile_record(model, rep) for model in models for rep in range(2)]
     file.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -172,12 +178,15 @@ def walk(page, live_server, starts: list[str], limit: int) -> dict[str, dict]:
         page.wait_for_load_state("load")
         assert "/accounts/login/" not in page.url, f"{key} sent this role to the login page"
         page.wait_for_timeout(50)  # onerror of a broken image fires just after load
+        for chart in page.locator(".plotly-graph-div").all():
+            chart.locator(".main-svg").first.wait_for(state="attached")
         probe = page.evaluate(PROBE)
         seen[key] = probe
         assert not dialogs, (key, dialogs)
         assert not probe["ran"], f"a payload ran on {key}"
         assert not probe["injected"], f"injected elements on {key}: {probe['injected']}"
         assert not probe["jsLinks"], f"javascript: links on {key}: {probe['jsLinks']}"
+        assert not probe["chartLinks"], f"links in a chart on {key}: {probe['chartLinks']}"
         queue += [link.split("#")[0] for link in probe["links"]]
     return seen
 
