@@ -1,7 +1,8 @@
 """Issue 40 in Chromium: a simulated judge that reads the outcome checks backwards, yet passes a
 calibration round whose references are written backwards too, is shown as "inverts" beside
 "qualified" on the panel page and the leaderboard; the jury dashboard withholds its envelope
-verdict; an honest qualified panel reads "separates". The data is built through the ORM with
+verdict; an honest qualified panel reads "separates" on each dimension with enough
+conversations (triage has too few, so its overall verdict is "not enough evidence"). The data is built through the ORM with
 the helpers of tests/jury/test_judge_trust.py; only the pages under test go through the browser."""
 
 import re
