@@ -2,8 +2,9 @@
 calibration round whose references are written backwards too, is shown as "inverts" beside
 "qualified" on the panel page and the leaderboard; the jury dashboard withholds its envelope
 verdict; an honest qualified panel reads "separates" on each dimension with enough
-conversations (triage has too few, so its overall verdict is "not enough evidence"). The data is built through the ORM with
-the helpers of tests/jury/test_judge_trust.py; only the pages under test go through the browser."""
+conversations (triage has too few, so its overall verdict is "not enough evidence"). The data
+is built through the ORM with the helpers of tests/jury/test_judge_trust.py; only the pages
+under test go through the browser."""
 
 import re
 
@@ -50,7 +51,11 @@ def assert_qualified_but_inverts(standing):
 
 
 def test_a_qualified_judge_that_inverts_says_so_on_the_panel_page_and_the_leaderboard(
-    page, live_server, researcher, checked_run, inverted_panel
+    page,
+    live_server,
+    researcher,
+    checked_run,  # noqa: F811
+    inverted_panel,  # noqa: F811
 ):
     panel = qualified_but_inverting(inverted_panel, checked_run)
     log_in(page, live_server, researcher.username)
@@ -71,7 +76,10 @@ def test_a_qualified_judge_that_inverts_says_so_on_the_panel_page_and_the_leader
 
 
 def test_the_jury_dashboard_withholds_the_envelope_verdict_where_the_jury_inverts(
-    page, live_server, researcher, qualified_but_inverting_on_the_dashboard
+    page,
+    live_server,
+    researcher,
+    qualified_but_inverting_on_the_dashboard,  # noqa: F811
 ):
     panel = qualified_but_inverting_on_the_dashboard
     log_in(page, live_server, researcher.username)
@@ -89,7 +97,12 @@ def test_the_jury_dashboard_withholds_the_envelope_verdict_where_the_jury_invert
     screenshot(page, "judge-validity-dashboard-withheld")
 
 
-def test_an_honest_qualified_panel_reads_separates(page, live_server, researcher, checked_run):
+def test_an_honest_qualified_panel_reads_separates(
+    page,
+    live_server,
+    researcher,
+    checked_run,  # noqa: F811
+):
     panel = make_panel("honest", simulated_model("sim-judge-a"))
     scored_by(panel, checked_run, repeat=1)
     calibrated(panel, calibration_round(checked_run, min_exact=0.0, min_adjacent=0.5))
