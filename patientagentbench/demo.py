@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import Group, User
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 
 from patientagentbench.models import ModelConfig, Run, Suite
 from patientagentbench.roles import ADJUDICATOR, ADMIN, ALL_ROLES, CLINICIAN, RESEARCHER
@@ -40,7 +41,9 @@ def seed_pipeline_demo(
         seed_users(password)
         models = simulated_models()
         suites = install_all_suites()
-    say(f"{len(DEMO_USERS)} demo users, {len(models)} simulated models, {len(suites)} suites.")
+    say(
+        f"{len(DEMO_USERS)} demo users, {len(models)} simulated models, {len(suites)} suite{pluralize(len(suites))}."
+    )
     say(f"Playing the demo run: office-19 × {len(models)} models × {repetitions} repetitions…")
     played = [demo_run(suites, models, repetitions)]
     say(played[-1])
