@@ -173,6 +173,17 @@ def describe(study: Study, adopted: int = 0) -> list[str]:
     return lines
 
 
+def report(command, study: Study, open_wanted: bool, by, adopted: int = 0, notes=()) -> None:
+    """What both commands print once a study exists: what was made, notes and warnings on
+    stderr, then whether it opened."""
+    command.stdout.write("\n".join(describe(study, adopted)))
+    for note in notes:
+        command.stderr.write(f"Note: {note}")
+    for warning in warnings(study):
+        command.stderr.write(f"Warning: {warning}")
+    command.stdout.write(open_or_leave(study, open_wanted, by))
+
+
 def open_or_leave(study: Study, wanted: bool, by) -> str:
     """Open it when asked and the checklist holds; otherwise say it is a draft."""
     if not wanted:

@@ -48,14 +48,9 @@ class Command(BaseCommand):
             created = form.create(by)
         except (StudyError, forms.ValidationError) as exc:
             raise building.refusal(exc) from exc
-        study = created.study
         adopted = created.adoption.adopted if created.adoption else 0
-        self.stdout.write("\n".join(building.describe(study, adopted)))
-        for _level, note in created.notes:
-            self.stderr.write(f"Note: {note}")
-        for warning in building.warnings(study):
-            self.stderr.write(f"Warning: {warning}")
-        self.stdout.write(building.open_or_leave(study, options["open"], by))
+        notes = [note for _level, note in created.notes]
+        building.report(self, created.study, options["open"], by, adopted, notes)
 
     @staticmethod
     def form_data(options: dict) -> dict:

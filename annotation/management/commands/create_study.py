@@ -51,10 +51,7 @@ class Command(BaseCommand):
             study = form.create(by)
         except StudyError as exc:
             raise building.refusal(exc) from exc
-        self.stdout.write("\n".join(building.describe(study)))
-        for warning in building.warnings(study):
-            self.stderr.write(f"Warning: {warning}")
-        self.stdout.write(building.open_or_leave(study, options["open"], by))
+        building.report(self, study, options["open"], by)
 
     @staticmethod
     def form_data(options: dict) -> dict:
