@@ -73,6 +73,15 @@ def test_a_qualified_judge_that_inverts_says_so_on_the_panel_page_and_the_leader
     assert flags.count() >= 5  # each dimension column it reads backwards
     screenshot(page, "judge-validity-leaderboard-inverts")
     assert raw_identifiers(page.content()) == []
+    assert tables_wider_than_their_box(page) == []  # nine columns fit 1280 px, no sideways scroll
+
+
+def tables_wider_than_their_box(page) -> list[str]:
+    return page.evaluate(
+        """Array.from(document.querySelectorAll('table.leaderboard'))
+            .filter(t => t.scrollWidth > t.parentElement.clientWidth + 1)
+            .map(t => t.scrollWidth + ' px in ' + t.parentElement.clientWidth)"""
+    )
 
 
 def test_the_jury_dashboard_withholds_the_envelope_verdict_where_the_jury_inverts(
