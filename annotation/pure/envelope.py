@@ -7,21 +7,31 @@ way for the jury and for the clinicians, and compared:
   clinicians, the clinicians with each other — then averaged over items with equal weights on
   both sides, so a jury exchangeable with a clinician has an expected difference of 0 however
   many clinicians each item has;
-- **quadratic-weighted Cohen's kappa**, per pair of raters on the items they share — the jury
-  with each clinician, each pair of clinicians — then averaged over the pairs: one estimator
-  (separate marginals, Cohen-type) on both sides, so clinicians who differ in leniency are not
-  handicapped against the jury. Adjacent agreement alone is not chance-corrected: a jury that
-  always answers 3 agrees "adjacently" with most scores while carrying no information.
+- **quadratic-weighted Cohen's kappa**, per pair of raters: the jury with each clinician on
+  that clinician's items (each item weighted 1/k, k its clinicians) is the jury's kappa; each
+  pair of clinicians on the items both scored (each item weighted 2/(k(k−1)), so it counts
+  once over its pairs) is the clinicians'; pairs are averaged weighted by their items. The
+  **difference is on matched items and pairs**: for each pair of clinicians, the jury's kappa
+  with each of the two on that pair's items minus theirs, so an exchangeable jury shows 0
+  however overlap tracks difficulty and however few items a pair shares (issue 35, findings
+  2–3). One estimator (separate marginals, Cohen-type) on both sides, so clinicians who differ
+  in leniency are not handicapped against the jury. Adjacent agreement alone is not
+  chance-corrected: a jury that always answers 3 agrees "adjacently" with most scores while
+  carrying no information.
 
 Uncertainty: one paired percentile bootstrap resamples items (every figure of a draw comes
-from the same resample, so the differences are paired), and the clinicians are a sample of
-clinicians too: each interval is widened about its point by a delete-one-clinician jackknife
-of the same figure, so that the variances of items and of clinicians add ("these clinicians
-only", `raters="fixed"`, skips that, labelled as such; so do fewer than 3 clinicians, which
-say so). Verdicts use 10,000 resamples; the Monte-Carlo error of each interval endpoint is
-the spread of the order statistics that could have been that endpoint (a binomial band around
-its rank), and a verdict whose deciding endpoint lies within that error of its threshold is
-flagged `at the margin`. benchmarks/agreement_coverage.py checks the coverage.
+from the same resample, so the differences are paired) and gives each interval its shape and
+Monte-Carlo error. The clinicians are a sample of clinicians too: each figure's variance over
+items *and* clinicians comes from two-way random-effects variance components
+(annotation.pure.crossed: items, clinicians, their interaction counted once), and the interval
+is widened about its point to that variance on Student's t with Satterthwaite's degrees of
+freedom (with 3 clinicians and a clinician term that dominates, about 2). "These clinicians
+only" (`raters="fixed"`) leaves the clinician term out, labelled as such; so do fewer than 3
+clinicians, which say so. Verdicts use 10,000 resamples; the Monte-Carlo error of each endpoint
+is the spread of the order statistics that could have been that endpoint (a binomial band
+around its rank), and a verdict that moving one of its endpoints by that error would change is
+flagged `at the margin` (an exact endpoint, a constant jury's kappa of 0, never is).
+benchmarks/agreement_coverage.py checks the coverage.
 Adjacent agreement at 0 or 1 has no bootstrap spread; it gets a Wilson score interval, and the
 difference Newcombe's hybrid score interval, never [1, 1].
 
@@ -32,7 +42,9 @@ The verdict (TOST: a 95% interval is two one-sided tests at 2.5% each):
   wholly below −margin / above +margin (and none the other way);
 - `inside the human envelope`: both intervals lie within ±margin and the jury's own kappa
   interval lies above 0;
-- `inconclusive`: anything else (more items narrow the intervals).
+- `inconclusive`: anything else; the reason says, from the variance components, what would
+  narrow the deciding interval ("3 clinicians: more clinicians would narrow this; more items
+  would not").
 
 Pure: plain data in, plain data out.
 """
@@ -40,13 +52,15 @@ Pure: plain data in, plain data out.
 from __future__ import annotations
 
 import math
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
+from annotation.pure import crossed
+from annotation.pure.crossed import Components
 from jury.pure.aggregate import wilson
 from ratings.scale import SCORES
 from ratings.ties import DEFAULT_TIE_RULE, score_shares
@@ -88,6 +102,10 @@ class Figure:
     method: str | None = None
     mc_error: float | None = None
     reason: str | None = None
+    # Where the interval's width comes from (items, clinicians, their interaction) and what
+    # would narrow it; None for a figure outside the verdict or without an interval.
+    spread: Components | None = field(default=None, compare=False, repr=False)
+    level: float = LEVEL
 
     @property
     def ci(self) -> list[float] | None:
@@ -101,7 +119,16 @@ class Figure:
             "method": self.method,
             "mc_error": self.mc_error,
             "reason": self.reason,
+            "variance": self._variance(),
         }
+
+    def _variance(self) -> dict[str, Any] | None:
+        """The spread's shares and df; none where the spread is rounding error or undefined."""
+        spread = self.spread
+        if spread is None or self.ci is None or not spread.variance > _EXACT**2:
+            return None
+        found = spread.as_dict(self.level)
+        return found if math.isfinite(found["df"]) else None
 
 
 @dataclass(frozen=True)
@@ -148,22 +175,27 @@ class Envelope:
 
 
 @dataclass(frozen=True)
+class _Units:
+    """The rater pairs a kappa figure averages over, as each item's contribution to every
+    pair's sufficient sums (item weights applied), and which clinicians each pair holds."""
+
+    items: np.ndarray  # (N, P, columns)
+    members: np.ndarray  # (P, R) 1 where the clinician is one of the pair's raters
+
+
+@dataclass(frozen=True)
 class _Data:
-    """The envelope's items as arrays. Each item has only a few of the clinicians, so the
-    adjacency sums run over the ratings and the within-item pairs actually present (gathered,
-    then summed per item), never over items × every clinician."""
+    """The envelope's items as arrays. Adjacency is a mean over items of per-item rates (with
+    their derivatives in each clinician's weight); kappa a weighted mean over rater pairs of
+    Cohen QWKs on weighted sums."""
 
     scores: np.ndarray  # (N, R) whole scores, NaN where a clinician did not score the item
     present: np.ndarray  # (N, R) bool
     jury: np.ndarray | None  # (N, 5) shares of each whole score (ties.score_shares)
-    rater: np.ndarray  # (M,) the clinician of each rating, ratings grouped by item
-    rating_starts: np.ndarray  # (N,) where each item's ratings start
-    jury_near: np.ndarray  # (M,) the jury's share adjacent to each rating
-    pair_first: np.ndarray  # (P,) ordered pairs of an item's distinct clinicians, by item
-    pair_second: np.ndarray
-    pair_near: np.ndarray  # (P,) 1 where the two scores are adjacent
-    pair_starts: np.ndarray  # (N,) where each item's pairs start
-    pair_items: np.ndarray  # (N, rater pairs × 6): `_pair_items`
+    rates: np.ndarray  # (2, N) the jury's and the clinicians' adjacency rate per item
+    rate_slopes: np.ndarray  # (2, N, R) ∂rate/∂(clinician r's weight)
+    jury_units: _Units | None  # the jury with each clinician, on that clinician's items
+    pair_units: _Units  # each pair of clinicians, with the jury, on their shared items
 
 
 def envelope(
@@ -187,14 +219,13 @@ def envelope(
     if not items:
         return _no_items(margin, min_items, raters, n_resamples, tie_rule)
     data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule)
-    point = _figures(data, np.ones((1, len(items))), np.ones((1, len(names))))[:, 0]
+    point = _figures(data, np.ones((1, len(items))))[:, 0]
     resampled = len(items) >= 2 and n_resamples > 0
     draws = _bootstrap(data, n_resamples, seed) if resampled else None
-    spread = _clinician_spread(data, raters, lambda m, w: _figures(data, m, w))
-    method = _method(raters, n_resamples, len(names), spread is not None)
-    figures = [
-        _figure(point[k], draws, k, len(items), level, method, _at(spread, k)) for k in range(6)
-    ]
+    sampled = raters == RESAMPLED and len(names) >= 3
+    spreads = _components(data, sampled)
+    method = _method(raters, n_resamples, len(names), sampled)
+    figures = [_figure(point[k], draws, k, len(items), level, method, spreads[k]) for k in range(6)]
     figures = _score_bounds_at_the_edges(figures, len(items), level)
     # A verdict stands on intervals, and an interval on fewer items than this is not one.
     needed = max(min_items, MIN_INTERVAL_ITEMS)
@@ -216,19 +247,20 @@ def clinician_kappa(
     raters: str = RESAMPLED,
 ) -> Figure:
     """The clinicians' mean pairwise Cohen QWK over every item two or more scored: the figure
-    the jury's kappa is set beside (the same estimator)."""
+    the jury's kappa is set beside (the same estimator, the same item weights)."""
     items = sorted(i for i, s in clinicians.items() if len(s) >= 2)
     names = sorted({c for i in items for c in clinicians[i]})
     if not items:
         return Figure(None, reason="no item was scored by 2 or more clinicians")
     data = _data(items, names, clinicians, None, DEFAULT_TIE_RULE)
-    point = _kappas(data, np.ones((1, len(items))), np.ones((1, len(names))))[1]
+    point = _kappas(data, np.ones((1, len(items))))[1]
     draws = None
     if len(items) >= 2 and n_resamples > 0:
-        draws = _blocks(data, n_resamples, seed, lambda m, w: _kappas(data, m, w)[1:2])
-    spread = _clinician_spread(data, raters, lambda m, w: _kappas(data, m, w)[1:2])
-    method = _method(raters, n_resamples, len(names), spread is not None)
-    figure = _figure(point[0], draws, 0, len(items), level, method, _at(spread, 0))
+        draws = _blocks(data, n_resamples, seed, lambda m: _kappas(data, m)[1:2])
+    sampled = raters == RESAMPLED and len(names) >= 3
+    spread = _pair_components(data, "clinicians", sampled)
+    method = _method(raters, n_resamples, len(names), sampled)
+    figure = _figure(point[0], draws, 0, len(items), level, method, spread)
     if figure.ci is not None and zero_width(figure.low, figure.high):
         return Figure(figure.value, n_items=figure.n_items, reason=no_width(figure.n_items))
     if figure.n_items < MIN_INTERVAL_ITEMS:
@@ -287,143 +319,85 @@ def _data(items, names, clinicians, jury_values, tie_rule) -> _Data:
             scores[row, column[name]] = score
     present = ~np.isnan(scores)
     jury = None if jury_values is None else score_shares(np.array(jury_values), tie_rule)
-    item, rater = np.nonzero(present)  # row-major: grouped by item
-    given = scores[item, rater].astype(int) - SCORES[0]
-    jury_near = np.zeros(len(item)) if jury is None else (jury @ _NEAR)[item, given]
-    jury_near = jury_near.astype(np.float32)
-    first, second = [], []
-    for row in range(len(items)):
-        raters = np.flatnonzero(present[row])
-        first += [(row, a) for a in raters for b in raters if a != b]
-        second += [b for a in raters for b in raters if a != b]
-    pair_item = np.array([r for r, _ in first], dtype=np.intp)
-    pair_first = np.array([a for _, a in first], dtype=np.intp)
-    pair_second = np.array(second, dtype=np.intp)
-    near = np.abs(scores[pair_item, pair_first] - scores[pair_item, pair_second]) <= 1
+    rates, slopes = _adjacency_rates(scores, present, jury)
     return _Data(
         scores=scores,
         present=present,
         jury=jury,
-        rater=rater,
-        rating_starts=_starts(item, len(items)),
-        jury_near=jury_near,
-        pair_first=pair_first,
-        pair_second=pair_second,
-        pair_near=near.astype(np.float32),
-        pair_starts=_starts(pair_item, len(items)),
-        pair_items=_pair_items(scores, present, jury),
+        rates=rates,
+        rate_slopes=slopes,
+        jury_units=None if jury is None else _jury_units(scores, present, jury),
+        pair_units=_pair_units(scores, present, jury),
     )
 
 
-def _starts(groups: np.ndarray, n: int) -> np.ndarray:
-    """Where each of n groups starts in a sorted array of group numbers (np.add.reduceat)."""
-    return np.searchsorted(groups, np.arange(n))
+def _adjacency_rates(scores, present, jury) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, the share of the jury's pairs with the item's clinicians that are adjacent and
+    the same over ordered pairs of distinct clinicians, and each rate's slope in clinician r's
+    weight (rater r counted w_r times, a pair w_a · w_b times), at equal weights."""
+    n, r = scores.shape
+    k = present.sum(axis=1).astype(float)
+    given = np.where(present, scores, SCORES[0]).astype(int) - SCORES[0]
+    jury_near = np.zeros((n, r)) if jury is None else np.take_along_axis(jury @ _NEAR, given, 1)
+    jury_near = jury_near * present
+    jury_rate = jury_near.sum(axis=1) / k
+    jury_slope = present * (jury_near - jury_rate[:, None]) / k[:, None]
+    # Each clinician's adjacent partners on the item: a row of the item's near-pair counts.
+    partners = np.zeros((n, r))
+    for a in range(r):
+        near = np.abs(scores[:, [a]] - scores) <= 1
+        both = present[:, [a]] & present
+        both[:, a] = False
+        partners[:, a] = (near & both).sum(axis=1)
+    pairs = k * (k - 1)
+    clinician_rate = partners.sum(axis=1) / pairs
+    clinician_slope = present * 2 * (partners - (k[:, None] - 1) * clinician_rate[:, None])
+    clinician_slope = clinician_slope / pairs[:, None]
+    return np.stack([jury_rate, clinician_rate]), np.stack([jury_slope, clinician_slope])
 
 
-def _per_item(values: np.ndarray, starts: np.ndarray, n_rows: int) -> np.ndarray:
-    """Sums of (B, M) values per item. Items with no entries (none in the envelope: every item
-    has 2 or more clinicians) would take the next item's first value in reduceat; they get 0."""
-    if values.shape[1] == 0:
-        return np.zeros((len(values), len(starts)))
-    sums = np.add.reduceat(values, np.minimum(starts, values.shape[1] - 1), axis=1)
-    empty = np.append(starts[1:], n_rows) == starts
-    sums[:, empty] = 0
-    return sums
+def _jury_units(scores, present, jury) -> _Units:
+    """The jury with each clinician, on the clinician's items, each item weighted 1/k (k its
+    clinicians): over a clinician's items, harder items with more clinicians then count as
+    often as in the items as a whole. Sums: n, Σj, Σx, Σj², Σx², Σjx."""
+    weight = (present / present.sum(axis=1, keepdims=True))[..., None]
+    x = np.where(present, scores, 0.0)
+    jx, jx2 = (jury @ _VALUES)[:, None], (jury @ _VALUES**2)[:, None]
+    ones = np.ones_like(x)
+    columns = np.stack([ones, jx * ones, x, jx2 * ones, x**2, jx * x], axis=-1)
+    return _Units(columns * weight, np.eye(scores.shape[1]))
 
 
-# --- the figures, for many resamples at once -----------------------------------------------------
-#
-# m: (B, N) how often each item is drawn; w: (B, R) how often each clinician is drawn.
-# Each function returns figures × B.
+# Column layout of a clinician pair's sums, and which six make each of its three kappas.
+_PAIR_COLUMNS = ("n", "j", "j2", "a", "a2", "b", "b2", "ja", "jb", "ab")
+_JURY_A = [0, 1, 3, 2, 4, 7]  # n, Σj, Σa, Σj², Σa², Σja
+_JURY_B = [0, 1, 5, 2, 6, 8]
+_A_B = [0, 3, 5, 4, 6, 9]
 
 
-def _figures(data: _Data, m: np.ndarray, w: np.ndarray) -> np.ndarray:
-    jury_adj, clinician_adj = _adjacent(data, m, w)
-    jury_kappa, clinician_kappa = _kappas(data, m, w)
-    return np.stack(
-        [
-            jury_adj,
-            clinician_adj,
-            jury_adj - clinician_adj,
-            jury_kappa,
-            clinician_kappa,
-            jury_kappa - clinician_kappa,
-        ]
-    )
-
-
-def _adjacent(data: _Data, m: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: the share of the jury's pairs with the item's clinicians that are adjacent,
-    and the same over ordered pairs of distinct clinicians (clinician r weighted w_r, pairs
-    w_a · w_b); then the item mean over the drawn items on which both are defined (the same
-    items on both sides)."""
-    # In the items' bootstrap every clinician counts once in every draw, so the per-item
-    # rates are one row shared by all draws; the clinicians' jackknife has a row per draw.
-    rows = w[:1] if np.all(w == 1) else w
-    jury_rate, clinician_rate = _item_rates(data, rows)  # (1 or B, N)
-    defined = np.isfinite(jury_rate) & np.isfinite(clinician_rate)
-    weight = m * defined
-    total = weight.sum(axis=1)
-    with np.errstate(all="ignore"):
-        jury = (np.where(defined, jury_rate, 0) * weight).sum(axis=1) / total
-        clinicians = (np.where(defined, clinician_rate, 0) * weight).sum(axis=1) / total
-    return jury, clinicians
-
-
-def _item_rates(data: _Data, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(len(w), N) jury and clinician adjacency rates per item under clinician weights w."""
-    w = w.astype(np.float32)  # weights: small whole numbers, exact in float32
-    weights = w[:, data.rater]  # (B, M): each rating as often as its clinician counts
-    ratings = len(data.rater)
-    drawn = _per_item(weights, data.rating_starts, ratings)
-    jury_near = _per_item(weights * data.jury_near, data.rating_starts, ratings)
-    raters = w.shape[1]
-    # w_a · w_b for every pair of clinicians once, then gathered for the pairs items hold.
-    products = (w[:, :, None] * w[:, None, :]).reshape(len(w), raters * raters)
-    pair_weights = products[:, data.pair_first * raters + data.pair_second]  # (B, P)
-    n_pairs = len(data.pair_first)
-    pairs = _per_item(pair_weights, data.pair_starts, n_pairs)
-    near_pairs = _per_item(pair_weights * data.pair_near, data.pair_starts, n_pairs)
-    with np.errstate(all="ignore"):
-        jury_rate = jury_near / np.where(drawn > 0, drawn, np.nan)
-        clinician_rate = near_pairs / np.where(pairs > 0, pairs, np.nan)
-    return jury_rate, clinician_rate
-
-
-def _pair_sums(data: _Data, m: np.ndarray) -> np.ndarray:
-    """Sufficient sums of each rater pair over the drawn items, (B, pairs, 6): count, Σx, Σy,
-    Σx², Σy², Σxy. Jury pairs first (jury with clinician r), then clinician pairs (a < b)."""
-    # float64: kappa is 1 − observed / expected, a difference of sums that float32 would blur.
-    # A plain matmul: here (items × hundreds of pair columns) BLAS beats einsum's loop 3×.
-    return (m @ data.pair_items).reshape(len(m), -1, 6)
-
-
-def _pair_items(scores: np.ndarray, present: np.ndarray, jury: np.ndarray | None) -> np.ndarray:
-    """(N, pairs × 6): each item's contribution to every rater pair's sums."""
-    filled = np.where(present, scores, 0.0)
-    columns = []
-    if jury is not None:
-        jx, jx2 = jury @ _VALUES, jury @ _VALUES**2
-        both = present
-        columns.append(
-            np.stack(
-                [
-                    both,
-                    jx[:, None] * both,
-                    filled,
-                    jx2[:, None] * both,
-                    filled**2,
-                    jx[:, None] * filled,
-                ],
-                axis=-1,
-            )  # fmt: skip
-        )
-    first, second = _clinician_pairs(scores.shape[1])
+def _pair_units(scores, present, jury) -> _Units:
+    """Each pair of clinicians on the items both scored, with the jury on the same items (the
+    jury meets the same items, the same pairs and the same weights as the clinicians it is set
+    beside), each item weighted 2/(k(k−1)) so it counts once over all its pairs."""
+    n, r = scores.shape
+    first, second = _clinician_pairs(r)
+    k = present.sum(axis=1).astype(float)
     both = present[:, first] & present[:, second]
-    x, y = filled[:, first] * both, filled[:, second] * both
-    columns.append(np.stack([both, x, y, x**2, y**2, x * y], axis=-1))
-    per_item = np.concatenate([c.astype(float) for c in columns], axis=1)  # (N, pairs, 6)
-    return per_item.reshape(len(scores), -1)
+    weight = both * (2 / np.maximum(k * (k - 1), 1))[:, None]
+    x = np.where(present, scores, 0.0)
+    a, b = x[:, first], x[:, second]
+    if jury is None:
+        j = j2 = np.zeros((n, 1))
+    else:
+        j, j2 = (jury @ _VALUES)[:, None], (jury @ _VALUES**2)[:, None]
+    ones = np.ones_like(a)
+    columns = np.stack(
+        [ones, j * ones, j2 * ones, a, a**2, b, b**2, j * a, j * b, a * b], axis=-1
+    )  # fmt: skip
+    members = np.zeros((len(first), r))
+    members[np.arange(len(first)), first] = 1
+    members[np.arange(len(first)), second] = 1
+    return _Units(columns * weight[..., None], members)
 
 
 def _clinician_pairs(raters: int) -> tuple[np.ndarray, np.ndarray]:
@@ -433,28 +407,80 @@ def _clinician_pairs(raters: int) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
+# --- the figures, for many resamples at once -----------------------------------------------------
+#
+# m: (B, N) how often each item is drawn. Each function returns figures × B.
+
+
+def _figures(data: _Data, m: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        jury_adj, clinician_adj = (m @ data.rates.T / m.sum(axis=1, keepdims=True)).T
+    jury_kappa, clinician_kappa, kappa_difference = _kappas(data, m)
+    return np.stack(
+        [
+            jury_adj,
+            clinician_adj,
+            jury_adj - clinician_adj,
+            jury_kappa,
+            clinician_kappa,
+            kappa_difference,
+        ]
+    )
+
+
+def _sums(units: _Units, m: np.ndarray) -> np.ndarray:
+    """(B, P, columns): each pair's sums over the drawn items."""
+    # float64: kappa is 1 − observed / expected, a difference of sums that float32 would blur.
+    n, p, c = units.items.shape
+    return (m @ units.items.reshape(n, p * c)).reshape(len(m), p, c)
+
+
 def _cohen_qwk(sums: np.ndarray) -> np.ndarray:
-    """statsmodels' `cohens_kappa(wt="quadratic")` from a pair's sums: 1 − observed / expected
-    squared differences, expected from the two raters' own marginals."""
+    """statsmodels' `cohens_kappa(wt="quadratic")` from a pair's (weighted) sums: 1 − observed
+    / expected squared differences, expected from the two raters' own marginals."""
     n, sx, sy, sx2, sy2, sxy = np.moveaxis(sums, -1, 0)
     with np.errstate(all="ignore"):
         observed = sx2 + sy2 - 2 * sxy
         expected = sx2 + sy2 - 2 * sx * sy / n
-        return np.where((n >= 2) & (expected > 1e-9), 1 - observed / expected, np.nan)
+        return np.where((n > 0) & (expected > 1e-9), 1 - observed / expected, np.nan)
 
 
-def _kappas(data: _Data, m: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The jury's mean pairwise kappa with the drawn clinicians (each weighted by how often it
-    was drawn) and the mean over pairs of distinct drawn clinicians (weighted w_a · w_b)."""
-    kappa = _cohen_qwk(_pair_sums(data, m))  # (B, pairs)
-    raters = w.shape[1]
-    first, second = _clinician_pairs(raters)
+def _qwk_gradient(sums: np.ndarray) -> np.ndarray:
+    """∂kappa/∂(n, Σx, Σy, Σx², Σy², Σxy) of `_cohen_qwk`, (..., 6)."""
+    n, sx, sy, sx2, sy2, sxy = np.moveaxis(sums, -1, 0)
+    with np.errstate(all="ignore"):
+        observed = sx2 + sy2 - 2 * sxy
+        expected = sx2 + sy2 - 2 * sx * sy / n
+        ratio = observed / expected**2
+        moments = -(expected - observed) / expected**2
+        return np.stack(
+            [ratio * 2 * sx * sy / n**2, -ratio * 2 * sy / n, -ratio * 2 * sx / n,
+             moments, moments, 2 / expected],
+            axis=-1,
+        )  # fmt: skip
+
+
+def _pair_values(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Per clinician pair: the clinicians' kappa, and the jury's (its kappa with each of the
+    two on the same items, averaged) minus theirs."""
+    jury = (_cohen_qwk(sums[..., _JURY_A]) + _cohen_qwk(sums[..., _JURY_B])) / 2
+    clinicians = _cohen_qwk(sums[..., _A_B])
+    return {"clinicians": clinicians, "difference": jury - clinicians}
+
+
+def _kappas(data: _Data, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The jury's kappa (with each clinician, weighted by the clinician's items), the
+    clinicians' (each pair weighted by its items) and the jury-minus-clinician difference on
+    matched pairs, per draw."""
     jury = np.full(len(m), np.nan)
-    if data.jury is not None:
-        jury = _weighted_mean(kappa[:, :raters], w)
-        kappa = kappa[:, raters:]
-    clinicians = _weighted_mean(kappa, w[:, first] * w[:, second])
-    return jury, clinicians
+    if data.jury_units is not None:
+        sums = _sums(data.jury_units, m)
+        jury = _weighted_mean(_cohen_qwk(sums), sums[..., 0])
+    sums = _sums(data.pair_units, m)
+    values = _pair_values(sums)
+    clinicians = _weighted_mean(values["clinicians"], sums[..., 0])
+    difference = _weighted_mean(values["difference"], sums[..., 0])
+    return jury, clinicians, difference
 
 
 def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -466,60 +492,82 @@ def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
                         np.nan)  # fmt: skip
 
 
+# --- the variance components --------------------------------------------------------------------
+
+
+def _components(data: _Data, sampled: bool) -> list[Components | None]:
+    """Each figure's variance components over items and clinicians (annotation.pure.crossed)."""
+    jury_adj, clinician_adj = (
+        crossed.mean_influences(data.rates[k], data.rate_slopes[k]) for k in (0, 1)
+    )
+    difference = crossed.mean_influences(
+        data.rates[0] - data.rates[1], data.rate_slopes[0] - data.rate_slopes[1]
+    )
+    influences = [jury_adj, clinician_adj, difference]
+    parts = [crossed.from_influences(*f[1:], data.present, sampled) for f in influences]
+    parts.append(_jury_components(data, sampled))
+    parts.append(_pair_components(data, "clinicians", sampled))
+    parts.append(_pair_components(data, "difference", sampled))
+    return parts
+
+
+def _jury_components(data: _Data, sampled: bool) -> Components | None:
+    if data.jury_units is None:
+        return None
+    units = data.jury_units
+    sums = units.items.sum(axis=0)
+    slope = np.einsum("ips,ps->ip", units.items, _qwk_gradient(sums))
+    found = crossed.weighted_unit_influences(
+        _cohen_qwk(sums), sums[:, 0], slope, units.items[..., 0], units.members
+    )
+    return None if found is None else crossed.from_influences(*found[1:], data.present, sampled)
+
+
+def _pair_components(data: _Data, figure: str, sampled: bool) -> Components | None:
+    units = data.pair_units
+    sums = units.items.sum(axis=0)
+    slopes = {
+        name: np.einsum("ips,ps->ip", units.items[..., cols], _qwk_gradient(sums[:, cols]))
+        for name, cols in (("ja", _JURY_A), ("jb", _JURY_B), ("ab", _A_B))
+    }
+    slope = (
+        slopes["ab"] if figure == "clinicians" else (slopes["ja"] + slopes["jb"]) / 2 - slopes["ab"]
+    )
+    value = _pair_values(sums)[figure]
+    found = crossed.weighted_unit_influences(
+        value, sums[:, 0], slope, units.items[..., 0], units.members
+    )
+    return None if found is None else crossed.from_influences(*found[1:], data.present, sampled)
+
+
 # --- the bootstrap -------------------------------------------------------------------------------
 
 
-def _method(raters: str, n_resamples: int, clinicians: int, spread: bool) -> str:
+def _method(raters: str, n_resamples: int, clinicians: int, sampled: bool) -> str:
     items = f"percentile bootstrap over items, {n_resamples:,} resamples"
     if raters == FIXED:
-        return f"{items}; these clinicians only"
-    if not spread:
+        return f"{items}, Student's t on the items' df; these clinicians only"
+    if not sampled:
         return f"{items}; these clinicians only ({clinicians} are too few to estimate how clinicians vary)"
     return (
-        f"{items}, widened for the sampling of clinicians by a delete-one-clinician jackknife "
-        f"({clinicians} clinicians)"
+        f"{items}, widened for the sampling of clinicians by two-way random-effects variance "
+        f"components (items × {clinicians} clinicians), Student's t on Satterthwaite's df"
     )
 
 
 def _blocks(data: _Data, n_resamples: int, seed: int, compute) -> np.ndarray:
-    """`compute(m, w)` over `n_resamples` draws of items, a block at a time."""
+    """`compute(m)` over `n_resamples` draws of items, a block at a time."""
     rng = np.random.default_rng(seed)
-    n, r = data.scores.shape
+    n = data.scores.shape[0]
     out = []
     for start in range(0, n_resamples, _BATCH):
         size = min(_BATCH, n_resamples - start)
-        out.append(compute(_draw(rng, size, n), np.ones((size, r))))
+        out.append(compute(_draw(rng, size, n)))
     return np.concatenate(out, axis=1)
 
 
 def _bootstrap(data: _Data, n_resamples: int, seed: int) -> np.ndarray:
-    return _blocks(data, n_resamples, seed, lambda m, w: _figures(data, m, w))
-
-
-def _clinician_spread(data: _Data, raters: str, compute) -> np.ndarray | None:
-    """Per figure, the delete-one-clinician jackknife variance: how much the figure would move
-    with other clinicians. None with clinicians fixed, or fewer than 3 of them (leaving one
-    of 2 out leaves no pair).
-
-    Why a jackknife and not clinicians resampled with replacement: each item has only a few
-    of the clinicians, so a bootstrap draw that misses some of them strips items of their
-    pairs; with 5 clinicians that doubled the variance and intervals covered ~100% (the
-    interaction of item and clinician counted several times, as Owen 2007 shows for the
-    two-way bootstrap). The jackknife counts it once more than it should, so it stays on
-    the safe side without swamping the items' own spread."""
-    r = data.scores.shape[1]
-    if raters == FIXED or r < 3:
-        return None
-    n = data.scores.shape[0]
-    left_out = compute(np.ones((r, n)), np.ones((r, r)) - np.eye(r))  # (figures, r)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        centred = left_out - np.nanmean(left_out, axis=1, keepdims=True)
-        return (r - 1) / r * np.nansum(centred**2, axis=1)
-
-
-def _at(spread: np.ndarray | None, k: int) -> float | None:
-    return None if spread is None or not np.isfinite(spread[k]) else float(spread[k])
+    return _blocks(data, n_resamples, seed, lambda m: _figures(data, m))
 
 
 def _draw(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
@@ -528,29 +576,39 @@ def _draw(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
     return np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(float)
 
 
-def _figure(point, draws, k, n_items, level, method, clinician_var=None) -> Figure:
+def _figure(point, draws, k, n_items, level, method, spread: Components | None) -> Figure:
     value = None if not np.isfinite(point) else float(point)
     if value is None:
         return Figure(None, n_items=n_items, reason="undefined: no pair of raters varies")
+    value = 0.0 if abs(value) < _EXACT else value  # a constant jury's kappa, not −7e-16
     if draws is None:
         reason = "no interval: fewer than 2 items" if n_items < 2 else "no resamples asked for"
-        return Figure(value, n_items=n_items, reason=reason)
+        return Figure(value, n_items=n_items, reason=reason, spread=spread)
     resampled = draws[k][np.isfinite(draws[k])]
     # A resample that draws only alike items can be undefined when the data is not; those are
     # left out, unless they are many (then the interval would describe other data).
     if len(resampled) < 0.9 * draws.shape[1]:
         return Figure(value, n_items=n_items, reason="no interval: most resamples undefined")
     low, high, error = _percentile(resampled, level)
-    item_var = float(np.var(resampled))
-    if clinician_var and item_var > 0:
-        # Widen about the point, keeping the percentile interval's shape: the variance of
-        # items and that of clinicians add.
-        factor = math.sqrt(1 + clinician_var / item_var)
-        floor, ceiling = _RANGES[k]
-        low = max(floor, value + factor * (low - value))
-        high = min(ceiling, value + factor * (high - value))
+    if spread is not None and spread.variance > _EXACT**2:
+        low, high, error = _widened(value, low, high, error, spread, level, _RANGES[k])
+    return Figure(value, low, high, n_items, method, error, spread=spread, level=level)
+
+
+def _widened(value, low, high, error, spread: Components, level, bounds):
+    """The percentile interval (the items' spread, these clinicians) widened about the point
+    to the variance over items and clinicians, and from the normal quantile to Student's t on
+    the components' df; its shape is kept. Without an items' spread, value ± t·√variance."""
+    floor, ceiling = bounds
+    normal = float(stats.norm.ppf(0.5 + level / 2))
+    if spread.item_part > 1e-15 and high > low:
+        factor = math.sqrt(spread.variance / spread.item_part) * spread.quantile(level) / normal
+        low, high = value + factor * (low - value), value + factor * (high - value)
         error *= factor
-    return Figure(value, low, high, n_items, method, error)
+    else:
+        half = spread.half_width(level)
+        low, high = value - half, value + half
+    return max(floor, low), min(ceiling, high), error
 
 
 def _percentile(values: np.ndarray, level: float) -> tuple[float, float, float]:
@@ -609,7 +667,8 @@ def _score_bounds_at_the_edges(figures: list[Figure], n: int, level: float) -> l
 
 
 def _replace(figure: Figure, low: float, high: float, method: str) -> Figure:
-    return Figure(figure.value, low, high, figure.n_items, method, None, None)
+    return Figure(figure.value, low, high, figure.n_items, method, None, None, figure.spread,
+                  figure.level)  # fmt: skip
 
 
 # --- the verdict ---------------------------------------------------------------------------------
@@ -623,59 +682,106 @@ def _verdict(figures, data: _Data, margin, min_items, level) -> tuple[str, str, 
     clinician_values = data.scores[data.present]
     if len(np.unique(clinician_values)) < 2:
         return NOT_ENOUGH, "the clinicians' scores do not vary: kappa is undefined", False
-    if clinician_kappa.value is None or jury_kappa.value is None:
+    if clinician_kappa.value is None or jury_kappa.value is None or kappa.value is None:
         return NOT_ENOUGH, "kappa is undefined: no pair of raters varies on shared items", False
     if adjacent.ci is None or kappa.ci is None or jury_kappa.ci is None:
         return NOT_ENOUGH, "no interval could be found", False
-    sides = {"adjacent agreement": _side(adjacent, margin), "kappa": _side(kappa, margin)}
+    ends = [adjacent.low, adjacent.high, kappa.low, kappa.high, jury_kappa.low]
+    verdict, reason = _decide(ends, margin)
+    if reason == _CROSSES:
+        crossing = [f for f in (adjacent, kappa) if _side(f.low, f.high, margin) == "across"]
+        reason = f"{reason}: {_what_would_narrow(max(crossing, key=_width), level)}"
+    elif reason == _KAPPA_NOT_CLEAR:
+        reason = f"{reason}: {_what_would_narrow(jury_kappa, level)}"
+    errors = [adjacent.mc_error] * 2 + [kappa.mc_error] * 2 + [jury_kappa.mc_error]
+    return verdict, reason, _at_the_margin(ends, errors, margin, verdict)
+
+
+_CROSSES = "an interval crosses the margin"
+_KAPPA_NOT_CLEAR = "within the margin, but the jury's kappa is not clearly above 0"
+
+
+def _decide(ends: list[float], margin: float) -> tuple[str, str]:
+    """The verdict from the endpoints alone: the adjacency difference's, the kappa
+    difference's, and the low end of the jury's kappa."""
+    adjacent_low, adjacent_high, kappa_low, kappa_high, jury_low = ends
+    sides = {
+        "adjacent agreement": _side(adjacent_low, adjacent_high, margin),
+        "kappa": _side(kappa_low, kappa_high, margin),
+    }
     below = [name for name, side in sides.items() if side == "below"]
     above = [name for name, side in sides.items() if side == "above"]
-    edges = [(adjacent, margin), (kappa, margin), (jury_kappa, None)]
-    at_margin = any(_near_threshold(f, m) for f, m in edges)
     if below and not above:
-        return (
-            BELOW,
-            f"the jury's {' and '.join(below)} is lower by more than the margin",
-            at_margin,
-        )
+        return BELOW, f"the jury's {' and '.join(below)} is lower by more than the margin"
     if above and not below:
-        return (
-            ABOVE,
-            f"the jury's {' and '.join(above)} is higher by more than the margin",
-            at_margin,
-        )
+        return ABOVE, f"the jury's {' and '.join(above)} is higher by more than the margin"
     if below and above:
-        return INCONCLUSIVE, "the two measures point in opposite directions", at_margin
+        return INCONCLUSIVE, "the two measures point in opposite directions"
     within = all(side == "within" for side in sides.values())
-    if within and jury_kappa.low > 0:
-        return INSIDE, f"both differences within ±{margin:g}; the jury's kappa above 0", at_margin
+    if within and jury_low > 0:
+        return INSIDE, f"both differences within ±{margin:g}; the jury's kappa above 0"
     if within:
-        return (
-            INCONCLUSIVE,
-            "within the margin, but the jury's kappa is not clearly above 0",
-            at_margin,
-        )
-    return INCONCLUSIVE, "an interval crosses the margin: more items would narrow it", at_margin
+        return INCONCLUSIVE, _KAPPA_NOT_CLEAR
+    return INCONCLUSIVE, _CROSSES
 
 
-def _side(figure: Figure, margin: float) -> str:
-    if figure.high < -margin:
+def _side(low: float, high: float, margin: float) -> str:
+    if high < -margin:
         return "below"
-    if figure.low > margin:
+    if low > margin:
         return "above"
-    if -margin <= figure.low and figure.high <= margin:
+    if -margin <= low and high <= margin:
         return "within"
     return "across"
 
 
-def _near_threshold(figure: Figure, margin: float | None) -> bool:
-    """An endpoint within its Monte-Carlo error of a threshold the verdict turns on."""
-    if figure.mc_error is None or figure.ci is None:
-        return False
-    thresholds = [0.0] if margin is None else [-margin, margin]
-    return any(abs(end - t) <= figure.mc_error for end in figure.ci for t in thresholds)
+def _at_the_margin(ends, errors, margin, verdict) -> bool:
+    """Whether moving one endpoint by its Monte-Carlo error could change the verdict: only the
+    endpoints the verdict turns on count, and an exact endpoint (a constant jury's kappa of 0
+    in every resample: no error) never does."""
+    for k, error in enumerate(errors):
+        if not error or error < _EXACT:
+            continue
+        for step in (-error, error):
+            moved = list(ends)
+            moved[k] += step
+            if _decide(moved, margin)[0] != verdict:
+                return True
+    return False
 
 
+def _width(figure: Figure) -> float:
+    return figure.high - figure.low
+
+
+def _what_would_narrow(figure: Figure, level: float) -> str:
+    """From the figure's variance components: which term dominates and what would narrow it."""
+    spread = figure.spread
+    if spread is None:
+        return "more items would narrow it"
+    ratios = spread.narrowing(level)
+    items, clinicians = ratios[crossed.ITEMS], ratios[crossed.CLINICIANS]
+    if items is None:
+        return "more items would narrow it"
+    said_items = f"twice the items: {items:.0%} of the width"
+    if clinicians is None:
+        return f"more items would narrow it ({said_items}; clinicians held fixed)"
+    r = spread.n_clinicians
+    said = f"{said_items}, twice the clinicians ({2 * r}): {clinicians:.0%}"
+    helps_items, helps_clinicians = items < _HELPS, clinicians < _HELPS
+    if helps_clinicians and not helps_items:
+        return f"{r} clinicians: more clinicians would narrow this; more items would not ({said})"
+    if helps_items and not helps_clinicians:
+        return f"more items would narrow this; more clinicians would not ({said})"
+    if helps_items and helps_clinicians:
+        first = "items" if items <= clinicians else "clinicians"
+        second = "clinicians" if first == "items" else "items"
+        return f"more {first}, then more {second}, would narrow this ({said})"
+    return f"neither twice the items nor twice the clinicians would narrow this much ({said})"
+
+
+_EXACT = 1e-9  # a spread below this is rounding error: a constant jury's kappa is exactly 0
+_HELPS = 0.9  # a width this share of now or less is a narrowing worth naming
 # --- who may be offered the verdict ---------------------------------------------------------------
 
 WITHHELD = "withheld: jury not qualified"

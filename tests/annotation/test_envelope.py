@@ -97,23 +97,43 @@ def library_kappa(x, y):
     return cohens_kappa(table, wt="quadratic", return_results=False)
 
 
-def test_both_kappas_are_means_of_pairwise_cohen_kappas_from_statsmodels():
+def test_both_kappas_are_item_weighted_means_of_pairwise_cohen_kappas_from_statsmodels():
+    """Every pair's kappa is statsmodels' on its items; an item's weight is 1/k in the jury's
+    kappa with each clinician and 2/(k(k−1)) in a pair of clinicians' (k its clinicians, so an
+    item counts once over its pairs), and pairs are weighted by their items' weights. The
+    difference sets the jury beside each pair on that pair's items."""
     clinicians, jury = population(50, seed=4, clinicians=4)
+    for item in list(clinicians)[:20]:  # overlap that varies: some items get a fourth clinician
+        clinicians[item] |= {c: 3 for c in ("c0", "c1", "c2", "c3") if c not in clinicians[item]}
     result = env.envelope(clinicians, jury, n_resamples=0)
     names = sorted({c for scores in clinicians.values() for c in scores})
-    pairs = []
+    k = {i: len(s) for i, s in clinicians.items()}
+
+    def weighted(x, y, weights):
+        # A weighted table: statsmodels counts, so scale weights to whole counts (k ≤ 4: × 12).
+        table = np.zeros((5, 5))
+        np.add.at(table, (np.array(x) - 1, np.array(y) - 1), np.rint(np.array(weights) * 12))
+        return cohens_kappa(table, wt="quadratic", return_results=False)
+
+    pairs, weights, differences = [], [], []
     for a, b in combinations(names, 2):
         shared = [i for i, s in clinicians.items() if a in s and b in s]
-        pairs.append(
-            library_kappa([clinicians[i][a] for i in shared], [clinicians[i][b] for i in shared])
-        )
-    with_jury = [
-        library_kappa([jury[i] for i in clinicians if c in clinicians[i]],
-                      [clinicians[i][c] for i in clinicians if c in clinicians[i]])
-        for c in names
-    ]  # fmt: skip
-    assert result.clinician_kappa.value == pytest.approx(np.mean(pairs), abs=1e-12)
-    assert result.jury_kappa.value == pytest.approx(np.mean(with_jury), abs=1e-12)
+        w = [2 / (k[i] * (k[i] - 1)) for i in shared]
+        xa, xb, xj = ([clinicians[i][a] for i in shared], [clinicians[i][b] for i in shared],
+                      [jury[i] for i in shared])  # fmt: skip
+        pair = weighted(xa, xb, w)
+        pairs.append(pair)
+        weights.append(sum(w))
+        differences.append((weighted(xj, xa, w) + weighted(xj, xb, w)) / 2 - pair)
+    with_jury, jury_weights = [], []
+    for c in names:
+        own = [i for i in clinicians if c in clinicians[i]]
+        w = [1 / k[i] for i in own]
+        with_jury.append(weighted([jury[i] for i in own], [clinicians[i][c] for i in own], w))
+        jury_weights.append(sum(w))
+    assert result.clinician_kappa.value == pytest.approx(np.average(pairs, weights=weights))
+    assert result.jury_kappa.value == pytest.approx(np.average(with_jury, weights=jury_weights))
+    assert result.kappa_difference.value == pytest.approx(np.average(differences, weights=weights))
 
 
 def test_clinicians_differing_in_leniency_are_not_handicapped_against_the_jury():
@@ -173,7 +193,8 @@ def test_verdicts_use_10000_resamples_and_give_their_monte_carlo_error_and_metho
     assert result.n_resamples == 10_000
     for figure in (result.adjacent_difference, result.kappa_difference, result.jury_kappa):
         assert 0 < figure.mc_error < 0.02
-        assert "jackknife (6 clinicians)" in figure.method and "10,000" in figure.method
+        assert "variance components (items × 6 clinicians)" in figure.method
+        assert "10,000" in figure.method and "Satterthwaite" in figure.method
     fixed = env.envelope(clinicians, jury, raters=env.FIXED, **FAST)
     assert "these clinicians only" in fixed.kappa_difference.method
 
