@@ -250,19 +250,34 @@ def alt_headline(ds: Dataset, result: dict, dims: list[str]) -> str:
     """The alt-test across the dimensions, with the family controlled: one Benjamini–Yekutieli
     across every dimension's clinicians (the verdicts `alt_test_family` holds)."""
     tests = {key: result[key]["alt_test_family"]["ordinal"] for key in dims}
-    standing = [k for k, t in tests.items() if t["verdict"] == alt.STANDS_IN]
-    short = [ds.label(k) for k, t in tests.items() if t["verdict"] == alt.NOT_ENOUGH]
-    comparisons = sum(t["n_clinicians"] for t in tests.values() if t["verdict"] != alt.NOT_ENOUGH)
     epsilon = next(iter(tests.values()))["epsilon"]
-    sentence = (
-        f"Alt-test (ε = {epsilon:g}): the jury can stand in for a clinician on {len(standing)} "
-        f"of {len(dims)} dimensions, Benjamini–Yekutieli across all {comparisons} clinician "
-        f"comparisons of the family (q = {alt.Q:g})"
+    standing = [k for k, t in tests.items() if t["verdict"] == alt.STANDS_IN]
+    tested = [t for t in tests.values() if t["verdict"] != alt.NOT_ENOUGH]
+    short: dict[str, list[str]] = {}
+    for key, test in tests.items():
+        if test["verdict"] == alt.NOT_ENOUGH:
+            short.setdefault(_too_few_clinicians(test), []).append(ds.label(key))
+    if not tested:
+        sentence = f"Alt-test (ε = {epsilon:g}): no dimension could be tested"
+    else:
+        sentence = (
+            f"Alt-test (ε = {epsilon:g}): the jury can stand in for a clinician on "
+            f"{len(standing)} of {len(dims)} dimensions, Benjamini–Yekutieli across all "
+            f"{sum(t['n_clinicians'] for t in tested)} clinician comparisons of the family "
+            f"(q = {alt.Q:g})"
+        )
+    reasons = [f"not enough evidence on {_and(names)} ({why})" for why, names in short.items()]
+    return sentence + ("; " + "; ".join(reasons) if reasons else "") + "."
+
+
+def _too_few_clinicians(test: dict) -> str:
+    """'0 of 2 clinicians with 30+ items; 3 needed': the reason, short, for the headline (the
+    alt-test table has it in full)."""
+    total = test["n_clinicians"] + len(test["too_few_items"])
+    return (
+        f"{test['n_clinicians']} of {total} clinicians with {test['min_items']}+ items; "
+        f"{test['min_clinicians']} needed"
     )
-    if short:
-        first = next(t for t in tests.values() if t["verdict"] == alt.NOT_ENOUGH)
-        sentence += f"; not enough evidence on {_and(short)} ({first['reason']})"
-    return sentence + "."
 
 
 def _and(names: list[str]) -> str:
@@ -382,7 +397,6 @@ def _alt_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
         for scale in alt.SCALES:
             test = result[key]["alt_test"][scale]
             in_family = result[key]["alt_test_family"][scale]
-            left_out = ", ".join(f"{c['n_items']}" for c in test["too_few_items"])
             rows.append(
                 {
                     "track": ds.track(key),
@@ -397,8 +411,7 @@ def _alt_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
                     "rho": test["advantage"],
                     "verdict": test["verdict"],
                     "family_verdict": in_family["verdict"],
-                    "why": test["reason"]
-                    + (f" · clinicians left out with {left_out} items" if left_out else ""),
+                    "why": test["reason"],
                 }
             )
     first = next((result[key]["alt_test"]["ordinal"] for key in dims), None)
@@ -435,7 +448,7 @@ def _alt_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
         ("winning_rate", "ω", "num"),
         ("rho", "ρ", "num"),
         ("verdict", "This dimension alone", "verdict"),
-        ("family_verdict", f"In the family of {family_size}", "verdict"),
+        ("family_verdict", f"In the family of {family_size} dimensions tested", "verdict"),
         ("why", "Why", "text"),
     ]
     return table("Can the jury stand in for a clinician? (alt-test)", columns, rows, note)

@@ -318,14 +318,20 @@ def _with_wins(comparison: Comparison, wins: bool) -> Comparison:
 
 def _verdict(tested, too_few, n_items, min_items, min_clinicians) -> tuple[str, str]:
     if len(tested) < min_clinicians:
-        short = f"; {len(too_few)} more with fewer than {min_items} items each" if too_few else ""
+        total = len(tested) + len(too_few)
+        others = f", the others {', '.join(str(n) for _, n in too_few)}" if too_few else ""
         return NOT_ENOUGH, (
-            f"{len(tested)} clinician{'s' if len(tested) != 1 else ''} with {min_items} or more "
-            f"items shared with another clinician and the jury{short}; the alt-test needs "
-            f"{min_clinicians} (more clinicians, or more items each, would decide it)"
+            f"{len(tested)} of {total} clinicians have the {min_items} items the t-test needs"
+            f"{others}; the alt-test needs {min_clinicians} such clinicians: more items each, "
+            "or more clinicians, would decide it"
         )
     wins = sum(c.wins for c in tested)
     said = f"the jury wins against {wins} of {len(tested)} clinicians"
+    if too_few:
+        said += (
+            f" ({len(too_few)} more, with fewer than {min_items} items, left out: "
+            f"{', '.join(str(n) for _, n in too_few)})"
+        )
     if wins / len(tested) >= WINNING_RATE:
         return STANDS_IN, f"{said} (ω ≥ {WINNING_RATE:g})"
     return NOT_SHOWN, (

@@ -150,13 +150,15 @@ def test_clinicians_with_fewer_than_30_items_are_left_out_and_listed():
     result = at.alt_test(clinicians, jury)
     assert result.verdict == at.NOT_ENOUGH and result.n_clinicians == 0
     assert sorted(result.too_few) == [(f"c{k}", 29) for k in range(5)]
-    assert "fewer than 30 items" in result.reason
+    assert "0 of 5 clinicians have the 30 items" in result.reason
+    assert "needs, the others 29, 29, 29, 29, 29;" in result.reason
     clinicians, jury = population(40, clinicians=4, jury="noise_free")
     for i in range(15):  # c3 keeps 25 items
         del clinicians[f"i{i}"]["c3"]
     result = at.alt_test(clinicians, jury)
     assert result.too_few == (("c3", 25),) and result.n_clinicians == 3
     assert result.verdict != at.NOT_ENOUGH
+    assert "(1 more, with fewer than 30 items, left out: 25)" in result.reason
 
 
 # --- properties ----------------------------------------------------------------------------------

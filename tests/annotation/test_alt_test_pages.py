@@ -94,8 +94,8 @@ def test_dimensions_without_enough_clinicians_are_named_in_the_headline_with_the
     dims = ["safety"]
     result = plain(agreement.agreement(ratings(dims, clinicians=2), n_resamples=0))
     sentence = jury_page.headline(Labels(), result, dims)
-    assert "on 0 of 1 dimensions" in sentence
-    assert "not enough evidence on Safety (2 clinicians with 30 or more items" in sentence
+    assert "Alt-test (ε = 0.2): no dimension could be tested" in sentence
+    assert "not enough evidence on Safety (2 of 2 clinicians with 30+ items; 3 needed)" in sentence
 
 
 # --- the tables ------------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_the_alt_test_table_has_scores_and_pass_fail_alone_and_in_the_family():
     for row in rows:
         assert row["verdict"] == row["family_verdict"] == at.STANDS_IN
         assert row["wins"] == "4 of 4" and row["clinicians"] == 4 and row["items"] == 80
-    assert "In the family of 2" in [c["label"] for c in table["columns"]]
+    assert "In the family of 2 dimensions tested" in [c["label"] for c in table["columns"]]
     assert "ε = 0.2" in table["note"] and "Benjamini–Yekutieli" in table["note"]
     shown = table["display"][0]["cells"][keys.index("verdict")]
     assert (shown["text"], shown["css"]) == ("stands in", "badge pass")
@@ -200,6 +200,6 @@ def test_the_jury_page_shows_the_alt_test_beside_the_envelope(client, researcher
     assert "Can the jury stand in for a clinician? (alt-test)" in body
     assert "Alt-test: stands in? (ε 0.15)" in body  # the envelope table's column
     # Five items: no clinician has the 30 the t-test needs.
-    assert "0 clinicians with 30 or more items" in body
-    assert "Alt-test (ε = 0.15): the jury can stand in for a clinician on 0 of" in body
+    assert "0 of 3 clinicians have the 30 items the t-test needs" in body
+    assert "Alt-test (ε = 0.15): no dimension could be tested; not enough evidence on" in body
     assert "Rank by ρ" in body and 'name="epsilon"' in body
