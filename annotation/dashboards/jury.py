@@ -404,9 +404,7 @@ def _alt_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
                     "scale": SCALE_WORDS[scale],
                     "items": test["n_items"],
                     "clinicians": test["n_clinicians"],
-                    "wins": f"{test['wins']} of {test['n_clinicians']}"
-                    if test["n_clinicians"]
-                    else "",
+                    "wins": f"{test['wins']} of {test['n_clinicians']} clinicians",
                     "winning_rate": test["winning_rate"],
                     "rho": test["advantage"],
                     "verdict": test["verdict"],
@@ -443,12 +441,11 @@ def _alt_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
         ("dimension", "Dimension", "text"),
         ("scale", "On", "text"),
         ("items", "Items", "int"),
-        ("clinicians", "Clinicians tested", "int"),
         ("wins", "Jury wins against", "text"),
         ("winning_rate", "ω", "num"),
         ("rho", "ρ", "num"),
         ("verdict", "This dimension alone", "verdict"),
-        ("family_verdict", f"In the family of {family_size} dimensions tested", "verdict"),
+        ("family_verdict", f"In the family ({family_size} tested)", "verdict"),
         ("why", "Why", "text"),
     ]
     return table("Can the jury stand in for a clinician? (alt-test)", columns, rows, note)
