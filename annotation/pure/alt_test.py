@@ -319,7 +319,7 @@ def _with_wins(comparison: Comparison, wins: bool) -> Comparison:
 def _verdict(tested, too_few, n_items, min_items, min_clinicians) -> tuple[str, str]:
     if len(tested) < min_clinicians:
         total = len(tested) + len(too_few)
-        others = f", the others {', '.join(str(n) for _, n in too_few)}" if too_few else ""
+        others = f", the others {_counts(too_few)}" if too_few else ""
         return NOT_ENOUGH, (
             f"{len(tested)} of {total} clinicians have the {min_items} items the t-test needs"
             f"{others}; the alt-test needs {min_clinicians} such clinicians: more items each, "
@@ -330,7 +330,7 @@ def _verdict(tested, too_few, n_items, min_items, min_clinicians) -> tuple[str, 
     if too_few:
         said += (
             f" ({len(too_few)} more, with fewer than {min_items} items, left out: "
-            f"{', '.join(str(n) for _, n in too_few)})"
+            f"{_counts(too_few)})"
         )
     if wins / len(tested) >= WINNING_RATE:
         return STANDS_IN, f"{said} (ω ≥ {WINNING_RATE:g})"
@@ -338,6 +338,11 @@ def _verdict(tested, too_few, n_items, min_items, min_clinicians) -> tuple[str, 
         f"{said} (ω < {WINNING_RATE:g}); more items per clinician give the test more power, "
         "unless the jury is worse than the clinicians by ε or more"
     )
+
+
+def _counts(too_few) -> str:
+    """The left-out clinicians' item counts, largest first (no order of names shows)."""
+    return ", ".join(str(n) for n in sorted((n for _, n in too_few), reverse=True))
 
 
 # --- multiple testing ----------------------------------------------------------------------------
