@@ -35,10 +35,18 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
         # Only the dimensions the jury scored: the others have no envelope to show.
         judged = {r.dimension for r in ratings if r.kind == agreement.JURY}
         mine = [r for r in ratings if r.dimension in judged]
-        result = agree(mine, ds.filters.margin, BREAKDOWN_RESAMPLES, BREAKDOWN_VERDICT_RESAMPLES)
+        result = agree(
+            mine,
+            ds.filters.margin,
+            BREAKDOWN_RESAMPLES,
+            BREAKDOWN_VERDICT_RESAMPLES,
+            ds.filters.epsilon,
+        )
         for key in ds.dimension_order(result):
             if result[key]["has_jury"]:
                 rows.append(_breakdown_row(ds, group, key, result[key]))
+    if by in RANKED:
+        rows = ranked(rows)
     label = _breakdown_label(by)
     columns = [
         ("group", _group_heading(by), "text"),
@@ -49,6 +57,10 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
         ("difference", "Adjacent difference", "est"),
         ("kappa_difference", "κ difference", "est"),
         ("verdict", "Verdict", "verdict"),
+        ("alt_rank", "Rank by ρ", "int"),
+        ("alt_rho", "Alt-test ρ", "num"),
+        ("alt_wins", "Alt-test wins", "text"),
+        ("alt_verdict", f"Alt-test (ε {ds.filters.epsilon:g})", "verdict"),
         ("exact", "Exact", "est"),
         ("weighted_kappa", "Weighted κ", "est"),
         ("mae", "MAE", "est"),
@@ -58,7 +70,12 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
         f"The same figures within each group ({BREAKDOWN_RESAMPLES} resamples per interval, "
         f"{BREAKDOWN_VERDICT_RESAMPLES:,} for each verdict: fewer than above, with small "
         "groups and many intervals; hover for the Monte-Carlo error). Intervals widen as "
-        "groups shrink; a group under the minimum of items says not enough evidence."
+        "groups shrink; a group under the minimum of items says not enough evidence. Alt-test "
+        "per group on the scores, its dimension alone: ρ is the jury's average advantage "
+        "probability (the share of items on which it aligns with the other clinicians at least "
+        "as well as the clinician left out, averaged over clinicians), the paper's measure for "
+        "ranking judges: by judge or by panel, each dimension's groups are ranked by it "
+        "(highest first; no rank without a ρ). ρ is a point figure, not a test."
     )
     title = f"Jury vs clinicians {label}"
     data = table(title, columns, rows, note, empty="No group has jury and clinician scores.")
@@ -97,8 +114,26 @@ def _groups(ds: Dataset, by: str) -> Iterable[tuple[str, list[Rating]]]:
             yield panel.name, ds.ratings(jury=jury_scores(panel, traces))
 
 
+RANKED = ("judge", "panel")  # breakdowns whose groups are juries, ranked by the alt-test's ρ
+
+
+def ranked(rows: list[dict]) -> list[dict]:
+    """Within each dimension, the groups by ρ, highest first, ranked 1, 2, …; groups without
+    a ρ last, unranked. Dimensions keep their order."""
+    order = list(dict.fromkeys(r["dimension"] for r in rows))
+    out = []
+    for dimension in order:
+        mine = [r for r in rows if r["dimension"] == dimension]
+        mine.sort(key=lambda r: (r["alt_rho"] is None, -(r["alt_rho"] or 0), r["group"]))
+        for rank, row in enumerate(mine, 1):
+            row["alt_rank"] = rank if row["alt_rho"] is not None else None
+        out += mine
+    return out
+
+
 def _breakdown_row(ds: Dataset, group: str, key: str, result: dict) -> dict:
     envelope, pairs = result["envelope"], result["modes"]["every_pair"]
+    test = result["alt_test"]["ordinal"]
     return {
         "group": group,
         "dimension": ds.label(key),
@@ -108,6 +143,10 @@ def _breakdown_row(ds: Dataset, group: str, key: str, result: dict) -> dict:
         "difference": envelope["adjacent_difference"],
         "kappa_difference": envelope["kappa_difference"],
         "verdict": envelope["verdict"],
+        "alt_rank": None,
+        "alt_rho": test["advantage"],
+        "alt_wins": f"{test['wins']} of {test['n_clinicians']}" if test["n_clinicians"] else "",
+        "alt_verdict": test["verdict"],
         **{name: pairs[name] for name in ("exact", "weighted_kappa", "mae", "bias")},
     }
 

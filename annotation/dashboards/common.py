@@ -54,16 +54,21 @@ def agree(
     margin: float,
     resamples: int = LIVE_RESAMPLES,
     verdict_resamples: int = VERDICT_RESAMPLES,
+    epsilon: float = agreement.alt.EPSILON,
 ) -> dict:
     """`agreement.agreement` as plain data, cached by content: the jury page and a study's
     bundle often ask for the very same ratings. `verdict_resamples=0`: no envelope intervals
     (pages that show no verdict need not pay for one)."""
-    text = repr((sorted(ratings, key=_rating_key), margin, resamples, verdict_resamples))
+    text = repr((sorted(ratings, key=_rating_key), margin, resamples, verdict_resamples, epsilon))
     content = hashlib.sha256(text.encode()).hexdigest()
 
     def compute() -> dict:
         result = agreement.agreement(
-            ratings, margin=margin, n_resamples=resamples, verdict_resamples=verdict_resamples
+            ratings,
+            margin=margin,
+            n_resamples=resamples,
+            verdict_resamples=verdict_resamples,
+            epsilon=epsilon,
         )
         return {d: r.as_dict() for d, r in result.items()}
 

@@ -31,6 +31,7 @@ class Filters:
     panel: int | None = None  # None: the panel with most verdicts on these conversations
     judge: int | None = None  # one judge of the panel alone as the jury
     margin: float = agreement.MARGIN
+    epsilon: float = agreement.alt.EPSILON  # the alt-test's cost-benefit margin
     breakdown: str = ""  # "", "model", "judge", "panel" or "attr:<key>"
     dimension: str = ""  # the raters page's clinician matrix
     realism_by: str = ""  # the raters page's realism breakdown (a case attribute)
@@ -53,6 +54,7 @@ class Filters:
             panel=parse_id(text["panel"]),
             judge=parse_id(text["judge"]),
             margin=_margin(text["margin"]),
+            epsilon=_epsilon(text["epsilon"]),
             breakdown=text["breakdown"],
             dimension=text["dimension"],
             realism_by=text["realism_by"],
@@ -77,6 +79,14 @@ def parse_id(text: str) -> int | None:
     """A database id read from query text, or None (never an error)."""
     # isdecimal, not isdigit ("²" is a digit int() refuses); 19 digits and more are no id.
     return int(text) if text.isdecimal() and len(text) <= 18 else None
+
+
+def _epsilon(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        return agreement.alt.EPSILON
+    return min(max(value, 0.0), 0.5) if math.isfinite(value) else agreement.alt.EPSILON
 
 
 def _margin(text: str) -> float:

@@ -1,5 +1,6 @@
 """The jury page: whether the jury's scores fall inside the clinicians' envelope, per dimension
-and per comparison mode, with the verdicts left out and the scatter and confusion figures.
+and per comparison mode, and beside it whether the jury can stand in for a clinician (the
+alt-test), with the verdicts left out and the scatter and confusion figures.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from annotation.dashboards.figures import apply_layout, empty_figure, figure, gr
 from annotation.dashboards.loading import Dataset
 from annotation.dashboards.tables import table
 from annotation.pure import agreement
+from annotation.pure import alt_test as alt
 from annotation.pure.envelope import (
     OVERRIDDEN,
     OVERRIDDEN_INVERTS,
@@ -47,10 +49,11 @@ MODE_LABELS = {
 
 def jury_page(ds: Dataset) -> dict:
     ratings = ds.ratings()
-    result = agree(ratings, ds.filters.margin)
+    result = agree(ratings, ds.filters.margin, epsilon=ds.filters.epsilon)
     dims = [d for d in ds.dimension_order(result) if result[d]["has_jury"]]
     tables = {
         "envelope": _envelope_table(ds, result, dims, other_tie_rules(ratings, result, dims)),
+        "alt_test": _alt_table(ds, result, dims),
         "jury": _jury_table(ds, result, dims),
         "modes": _modes_table(ds, result, dims),
         "excluded": _excluded_table(ds, result),
@@ -153,13 +156,14 @@ def gate(data: dict, override: bool) -> dict:
         notes += [OVERRIDDEN_INVERTS] if inverts else []
         summary["headline"] += f" ({'; '.join(notes)}.)"
     tables = data.get("tables", {})
-    if "envelope" in tables:
-        _gate_table(
-            tables["envelope"],
-            lambda row: row["track"] in jury["qualified"],
-            lambda row: row["dimension"] in inverts,
-            override,
-        )
+    for name in ("envelope", "alt_test"):
+        if name in tables:
+            _gate_table(
+                tables[name],
+                lambda row: row["track"] in jury["qualified"],
+                lambda row: row["dimension"] in inverts,
+                override,
+            )
     if "breakdown" in tables:
         groups = found["groups"]
 
@@ -179,39 +183,45 @@ def _withheld_headline(jury: dict, inverts: list[str]) -> list[str]:
     sentences = []
     if jury["text"]:
         sentences.append(
-            f"Envelope verdicts withheld on the {' and '.join(jury['missing'])} track: "
+            f"Envelope verdicts withheld on the {' and '.join(jury['missing'])} track (the "
+            "alt-test's too): "
             f"{jury['reason']} Pass a calibration round first."
         )
     if inverts:
         sentences.append(
-            f"Envelope verdicts withheld on {_and(inverts)}: the jury's scores invert there "
+            f"Envelope verdicts withheld on {_and(inverts)} (the alt-test's too): the jury's "
+            "scores invert there "
             "(conversations that failed their automatic outcome checks score higher than "
             "those that passed)."
         )
     return sentences
 
 
+GATED = ("verdict", "alt_verdict", "family_verdict")  # the columns that hold verdicts
+
+
 def _gate_table(found: dict, qualified, inverting, override: bool) -> None:
     keys = [c["key"] for c in found["columns"]]
-    if "verdict" not in keys:
-        return
-    at = keys.index("verdict")
     for raw, shown in zip(found["rows"], found["display"], strict=True):
         row = dict(zip(keys, raw, strict=True))
-        verdict, note = offered(raw[at], qualified(row), override, inverting(row))
-        if not note:
-            continue
-        raw[at] = verdict if verdict in WITHHELD_VERDICTS else f"{verdict} ({note})"
-        cell = shown["cells"][at]
-        if verdict in WITHHELD_VERDICTS:
-            shown["cells"][at] = {
-                **cell,
-                "text": "withheld: not qualified" if verdict == WITHHELD else "withheld: inverts",
-                "css": "badge fail",
-                "title": note,
-            }
-        else:
-            shown["cells"][at] = {**cell, "text": f"{cell['text']} · override", "title": note}
+        for at in [keys.index(k) for k in GATED if k in keys]:
+            verdict, note = offered(raw[at], qualified(row), override, inverting(row))
+            if note:
+                _gate_cell(raw, shown, at, verdict, note)
+
+
+def _gate_cell(raw: list, shown: dict, at: int, verdict: str, note: str) -> None:
+    raw[at] = verdict if verdict in WITHHELD_VERDICTS else f"{verdict} ({note})"
+    cell = shown["cells"][at]
+    if verdict in WITHHELD_VERDICTS:
+        shown["cells"][at] = {
+            **cell,
+            "text": "withheld: not qualified" if verdict == WITHHELD else "withheld: inverts",
+            "css": "badge fail",
+            "title": note,
+        }
+    else:
+        shown["cells"][at] = {**cell, "text": f"{cell['text']} · override", "title": note}
 
 
 def headline(ds: Dataset, result: dict, dims: list[str]) -> str:
@@ -231,7 +241,43 @@ def headline(ds: Dataset, result: dict, dims: list[str]) -> str:
         )
     others = [f"{verdict} on {_and(names)} ({why})" for (verdict, why), names in groups.items()]
     sentence = f"Jury inside the clinicians' envelope on {len(inside)} of {len(dims)} dimensions"
-    return sentence + ("; " + "; ".join(others) if others else "") + "."
+    sentence += ", each dimension tested on its own (95%, no correction across dimensions)"
+    envelope = sentence + ("; " + "; ".join(others) if others else "") + "."
+    return f"{envelope} {alt_headline(ds, result, dims)}"
+
+
+def alt_headline(ds: Dataset, result: dict, dims: list[str]) -> str:
+    """The alt-test across the dimensions, with the family controlled: one Benjamini–Yekutieli
+    across every dimension's clinicians (the verdicts `alt_test_family` holds)."""
+    tests = {key: result[key]["alt_test_family"]["ordinal"] for key in dims}
+    epsilon = next(iter(tests.values()))["epsilon"]
+    standing = [k for k, t in tests.items() if t["verdict"] == alt.STANDS_IN]
+    tested = [t for t in tests.values() if t["verdict"] != alt.NOT_ENOUGH]
+    short: dict[str, list[str]] = {}
+    for key, test in tests.items():
+        if test["verdict"] == alt.NOT_ENOUGH:
+            short.setdefault(_too_few_clinicians(test), []).append(ds.label(key))
+    if not tested:
+        sentence = f"Alt-test (ε = {epsilon:g}): no dimension could be tested"
+    else:
+        sentence = (
+            f"Alt-test (ε = {epsilon:g}): the jury can stand in for a clinician on "
+            f"{len(standing)} of {len(dims)} dimensions, Benjamini–Yekutieli across all "
+            f"{sum(t['n_clinicians'] for t in tested)} clinician comparisons of the family "
+            f"(q = {alt.Q:g})"
+        )
+    reasons = [f"not enough evidence on {_and(names)} ({why})" for why, names in short.items()]
+    return sentence + ("; " + "; ".join(reasons) if reasons else "") + "."
+
+
+def _too_few_clinicians(test: dict) -> str:
+    """'0 of 2 clinicians with 30+ items; 3 needed': the reason, short, for the headline (the
+    alt-test table has it in full)."""
+    total = test["n_clinicians"] + len(test["too_few_items"])
+    return (
+        f"{test['n_clinicians']} of {total} clinicians with {test['min_items']}+ items; "
+        f"{test['min_clinicians']} needed"
+    )
 
 
 def _and(names: list[str]) -> str:
@@ -294,6 +340,8 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str], tie_rules: dict)
                 "clinician_kappa": envelope["clinician_kappa"],
                 "kappa_difference": envelope["kappa_difference"],
                 "verdict": verdict,
+                "alt_verdict": result[key]["alt_test"]["ordinal"]["verdict"],
+                "alt_rho": result[key]["alt_test"]["ordinal"]["advantage"],
                 "why": envelope["reason"]
                 + (" · at the margin" if envelope["at_the_margin"] else "")
                 + (f" · with {elsewhere}" if elsewhere else ""),
@@ -330,9 +378,78 @@ def _envelope_table(ds: Dataset, result: dict, dims: list[str], tie_rules: dict)
         ("clinician_kappa", "Clinicians' κ", "est"),
         ("kappa_difference", "κ difference", "est"),
         ("verdict", f"Verdict (margin ±{margin:g})", "verdict"),
+        ("alt_verdict", f"Alt-test: stands in? (ε {ds.filters.epsilon:g})", "verdict"),
+        ("alt_rho", "Alt-test ρ", "num"),
         ("why", "Why", "text"),
     ]
+    note += (
+        " Beside it, the alt-test on the scores, this dimension alone (the next table has it on "
+        "pass/fail too, within the family of dimensions, and why)."
+    )
     return table("Is the jury inside the human envelope?", columns, rows, note)
+
+
+SCALE_WORDS = {alt.ORDINAL: "scores (−RMSE)", alt.PASS_FAIL: "pass/fail (accuracy)"}
+
+
+def _alt_table(ds: Dataset, result: dict, dims: list[str]) -> dict:
+    rows = []
+    for key in dims:
+        for scale in alt.SCALES:
+            test = result[key]["alt_test"][scale]
+            in_family = result[key]["alt_test_family"][scale]
+            rows.append(
+                {
+                    "track": ds.track(key),
+                    "dimension": ds.label(key),
+                    "scale": SCALE_WORDS[scale],
+                    "items": test["n_items"],
+                    "clinicians": test["n_clinicians"],
+                    "wins": f"{test['wins']} of {test['n_clinicians']} clinicians",
+                    "winning_rate": test["winning_rate"],
+                    "rho": test["advantage"],
+                    "verdict": test["verdict"],
+                    "family_verdict": in_family["verdict"],
+                    "why": test["reason"],
+                }
+            )
+    first = next((result[key]["alt_test"]["ordinal"] for key in dims), None)
+    epsilon = first["epsilon"] if first else ds.filters.epsilon
+    family_size = sum(
+        result[key]["alt_test_family"]["ordinal"]["verdict"] != alt.NOT_ENOUGH for key in dims
+    )
+    note = (
+        "The alternative annotator test (Calderon, Reichart & Dror, ACL 2025): can the jury "
+        "stand in for a clinician? Leave one clinician out; on each item that clinician scored "
+        "with another, compare how well the jury and the left-out clinician align with the "
+        "others (−RMSE of the scores; accuracy on pass/fail). ρ_f and ρ_h: the shares of items "
+        "where each aligns at least as well (a tie counts for both). Per clinician a one-sided "
+        f"paired t-test of ρ_h − ρ_f ≥ ε = {epsilon:g} (ε is the cost-benefit margin: how much "
+        "less often than a clinician the jury may align, given what it saves; the paper "
+        "suggests 0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers, and "
+        "less when clinicians agree less). Benjamini–Yekutieli across the clinicians at "
+        f"q = {alt.Q:g}; the jury wins against a clinician whose null is rejected; ω, the "
+        f"share it wins against; stands in when ω ≥ {alt.WINNING_RATE:g}. ρ, the mean of ρ_f "
+        "over clinicians, ranks judges and panels (the breakdown by judge or panel). Needs "
+        f"{alt.MIN_ITEMS}+ items per clinician (fewer are left out, listed) and "
+        f"{alt.MIN_CLINICIANS}+ clinicians; otherwise not enough evidence. A jury giving every "
+        "item one score never stands in. In the family: the same with one Benjamini–Yekutieli "
+        f"across every clinician of the {family_size} dimensions tested (scores and pass/fail "
+        "each their own family), which the headline quotes."
+    )
+    columns = [
+        ("track", "Track", "text"),
+        ("dimension", "Dimension", "text"),
+        ("scale", "On", "text"),
+        ("items", "Items", "int"),
+        ("wins", "Jury wins against", "text"),
+        ("winning_rate", "ω", "num"),
+        ("rho", "ρ", "num"),
+        ("verdict", "This dimension alone", "verdict"),
+        ("family_verdict", f"In the family ({family_size} tested)", "verdict"),
+        ("why", "Why", "text"),
+    ]
+    return table("Can the jury stand in for a clinician? (alt-test)", columns, rows, note)
 
 
 def _jury_table(ds: Dataset, result: dict, dims: list[str]) -> dict:

@@ -48,11 +48,15 @@ VERDICT_WORDS = {
     agreement.ABOVE: "above",
     agreement.INCONCLUSIVE: "inconclusive",
     agreement.NOT_ENOUGH: "not enough evidence",
+    agreement.alt.STANDS_IN: "stands in",
+    agreement.alt.NOT_SHOWN: "not shown",
 }
 VERDICT_CSS = {
     agreement.INSIDE: "badge pass",
     agreement.BELOW: "badge fail",
     agreement.ABOVE: "badge running",
+    agreement.alt.STANDS_IN: "badge pass",
+    agreement.alt.NOT_SHOWN: "badge fail",
 }
 
 

@@ -24,6 +24,10 @@ bootstrap of 10,000 resamples over items, widened for the sampling of clinicians
 mean of pairwise Cohen kappas (pooling both orders of every clinician pair would give a
 Scott-type chance term that runs lower when clinicians differ in leniency).
 
+Beside the envelope, the alt-test (`annotation.pure.alt_test`) answers "can the jury stand in
+for a clinician?", on the ordinal scores and on pass/fail, each dimension on its own and again
+with one Benjamini–Yekutieli procedure across every dimension's clinicians (`alt_test_family`).
+
 Not applicable, unparseable and error ratings are never numbers: they are left out and
 counted per rater kind and reason. A figure that cannot be computed (no pairs, no variation)
 is None with the reason, never 0.
@@ -45,6 +49,7 @@ from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 # The verdict's words and settings, re-exported: the pages and the command name them here.
+from annotation.pure import alt_test as alt
 from annotation.pure.envelope import ABOVE as ABOVE
 from annotation.pure.envelope import BELOW as BELOW
 from annotation.pure.envelope import INCONCLUSIVE as INCONCLUSIVE
@@ -194,6 +199,10 @@ class DimensionAgreement:
     modes: dict[str, PairwiseStats] = field(default_factory=dict)  # jury vs clinicians
     envelope: Envelope | None = None
     tie_rule: str = DEFAULT_TIE_RULE
+    # The alt-test per scale (alt.ORDINAL, alt.PASS_FAIL): this dimension on its own, and
+    # re-decided with one BY across every dimension of the same call (`alt.family`).
+    alt_test: dict[str, alt.AltTest] = field(default_factory=dict)
+    alt_test_family: dict[str, alt.AltTest] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """The `agreement` command's JSON for this dimension: each figure's value under its
@@ -244,7 +253,34 @@ class DimensionAgreement:
                 "verdict_resamples": env.n_resamples,
                 "clinicians_resampled": env.raters == RESAMPLED,
             }
+        out |= self.alt_test_summary()
         return out | {"tie_rule": self.tie_rule, "excluded": self.excluded}
+
+    def alt_test_summary(self) -> dict[str, Any]:
+        """`alt_test_…` (ordinal scores) and `alt_test_pass_fail_…`: each the dimension on its
+        own, and `…_family_…` with BY across every dimension's clinicians."""
+        out: dict[str, Any] = {}
+        for scale, test in self.alt_test.items():
+            prefix = "alt_test" if scale == alt.ORDINAL else "alt_test_pass_fail"
+            in_family = self.alt_test_family[scale]
+            out |= {
+                f"{prefix}_verdict": test.verdict,
+                f"{prefix}_reason": test.reason,
+                f"{prefix}_winning_rate": test.winning_rate,
+                f"{prefix}_advantage": test.advantage,
+                f"{prefix}_clinicians": test.n_clinicians,
+                f"{prefix}_wins": test.wins,
+                f"{prefix}_n_items": test.n_items,
+                f"{prefix}_method": test.method,
+                f"{prefix}_family_verdict": in_family.verdict,
+                f"{prefix}_family_winning_rate": in_family.winning_rate,
+                f"{prefix}_family_wins": in_family.wins,
+            }
+        if self.alt_test:
+            out |= {"alt_test_epsilon": self.alt_test[alt.ORDINAL].epsilon}
+            out |= {"alt_test_q": self.alt_test[alt.ORDINAL].q}
+            out |= {"alt_test_family_method": alt.FAMILY_METHOD}
+        return out
 
     def fleiss_items(self) -> str:
         """Which items Fleiss' kappa used: it needs the same number of ratings per item."""
@@ -268,6 +304,10 @@ class DimensionAgreement:
             "alpha_with_jury": self.alpha_with_jury and self.alpha_with_jury.as_dict(),
             "modes": {mode: stats_.as_dict() for mode, stats_ in self.modes.items()},
             "envelope": self.envelope and self.envelope.as_dict(),
+            "alt_test": {scale: test.as_dict() for scale, test in self.alt_test.items()},
+            "alt_test_family": {
+                scale: test.as_dict() for scale, test in self.alt_test_family.items()
+            },
             "tie_rule": self.tie_rule,
         }
 
@@ -281,6 +321,7 @@ class _Options:
     raters: str = RESAMPLED  # the envelope's bootstrap: clinicians resampled too, or fixed
     verdict_resamples: int = VERDICT_RESAMPLES
     min_items: int = MIN_ITEMS
+    epsilon: float = alt.EPSILON  # the alt-test's cost-benefit margin
 
 
 # --- the public entry points ---------------------------------------------------------------------
@@ -297,19 +338,33 @@ def agreement(
     raters: str = RESAMPLED,
     verdict_resamples: int = VERDICT_RESAMPLES,
     min_items: int = MIN_ITEMS,
+    epsilon: float = alt.EPSILON,
 ) -> dict[str, DimensionAgreement]:
     """Every figure, per dimension (in order of first appearance). `n_resamples=0` gives the
     point estimates without intervals, which is fast (the verdict still resamples:
     `verdict_resamples`, 10,000 unless told). `raters`: the envelope's bootstrap resamples
-    clinicians too (`resampled`) or keeps these clinicians (`fixed`)."""
+    clinicians too (`resampled`) or keeps these clinicians (`fixed`). `epsilon`: the
+    alt-test's cost-benefit margin (0.2, the paper's value for experts)."""
     check_rule(tie_rule)
     if raters not in RATER_MODES:
         raise ValueError(f"raters must be one of {', '.join(RATER_MODES)}, got {raters!r}")
     if n_resamples <= 0:  # point figures only: the verdict too goes without intervals
         verdict_resamples = 0
-    options = _Options(seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items)
+    options = _Options(
+        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon
+    )
     by_dimension = split_by_dimension(ratings)
-    return {d: _dimension(d, s, margin, options) for d, s in by_dimension.items()}
+    return _with_family({d: _dimension(d, s, margin, options) for d, s in by_dimension.items()})
+
+
+def _with_family(results: dict[str, DimensionAgreement]) -> dict[str, DimensionAgreement]:
+    """Each dimension's alt-tests re-decided with one BY across all the dimensions' clinicians
+    (per scale), so "stands in on k of 6" holds for the family."""
+    for scale in alt.SCALES:
+        tests = {d: r.alt_test[scale] for d, r in results.items() if scale in r.alt_test}
+        for dimension, test in alt.family(tests).tests.items():
+            results[dimension].alt_test_family[scale] = test
+    return results
 
 
 def pairwise(
@@ -465,7 +520,22 @@ def _dimension(name: str, scores: Scores, margin: float, options: _Options) -> D
         modes={m: _mode(scores, m, options) for m in MODES} if has_jury else {},
         envelope=_envelope(scores, margin, options) if has_jury else None,
         tie_rule=options.tie_rule,
+        alt_test=_alt_tests(scores, options) if has_jury else {},
     )
+
+
+def _alt_tests(scores: Scores, options: _Options) -> dict[str, alt.AltTest]:
+    return {
+        scale: alt.alt_test(
+            scores.clinicians,
+            scores.jury,
+            scale=scale,
+            epsilon=options.epsilon,
+            threshold=PASS_THRESHOLD,
+            tie_rule=options.tie_rule,
+        )
+        for scale in alt.SCALES
+    }
 
 
 def _envelope(scores: Scores, margin: float, options: _Options) -> Envelope:

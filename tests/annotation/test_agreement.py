@@ -401,7 +401,20 @@ def test_point_figures_do_not_depend_on_which_clinician_is_which(clinicians, jur
     renamed = [(i, rename[c], s) for i, c, s in clinicians]
     first = agreement(study_ratings(clinicians, jury), **QUICK)["d"]
     second = agreement(study_ratings(renamed, jury), **QUICK)["d"]
-    assert comparable(first) == comparable(second)
+    assert anonymous(comparable(first)) == anonymous(comparable(second))
+
+
+def anonymous(value):
+    """A result without the clinicians' names, which the alt-test lists per clinician (its
+    own tests hold the figures invariant to renaming: tests/annotation/test_alt_test.py)."""
+    if isinstance(value, dict):
+        return {k: anonymous(v) for k, v in value.items() if k not in _NAMED}
+    if isinstance(value, list):
+        return [anonymous(v) for v in value]
+    return value
+
+
+_NAMED = {"comparisons", "too_few_items"}
 
 
 @settings(max_examples=40, deadline=None)

@@ -280,3 +280,78 @@ def test_a_file_without_a_qualified_column_says_it_cannot_tell(tmp_path):
     path = write(tmp_path / "r.csv", ["item", "rater", "dimension", "score"], plain_rows())
     _, err = run_json(path, "--resamples", "0", "--verdict-resamples", "100")
     assert "does not say whether the jury passed a calibration round" in err
+
+
+# --- the alt-test beside the envelope (issue 35, items 1 and 6) ------------------------------------
+
+
+def _study_rows(items=60, dimensions=("safety", "empathy"), seed=1):
+    """Four clinicians around each item's quality; a jury scoring the quality itself."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(items):
+        quality = rng.normal(3, 1.2)
+        for dimension in dimensions:
+            for clinician in "ABCD":
+                score = int(np.clip(np.rint(quality + rng.normal(0, 0.6)), 1, 5))
+                rows.append([f"i{i}", clinician, dimension, score])
+            rows.append([f"i{i}", "jury", dimension, int(np.clip(np.rint(quality), 1, 5))])
+    return rows
+
+
+def test_the_alt_test_is_in_the_json_per_dimension_on_scores_and_pass_fail(tmp_path):
+    path = write(tmp_path / "s.csv", ["item", "rater", "dimension", "score"], _study_rows())
+    result, err = run_json(path, "--resamples", "0", "--verdict-resamples", "200")
+    safety = result["safety"]
+    for prefix in ("alt_test", "alt_test_pass_fail"):
+        assert safety[f"{prefix}_verdict"] == "the jury can stand in for a clinician"
+        assert safety[f"{prefix}_family_verdict"] == "the jury can stand in for a clinician"
+        assert safety[f"{prefix}_clinicians"] == 4 and safety[f"{prefix}_wins"] == 4
+        assert safety[f"{prefix}_winning_rate"] == 1.0
+        assert 0.5 < safety[f"{prefix}_advantage"] <= 1
+        assert safety[f"{prefix}_n_items"] == 60
+    assert safety["alt_test_epsilon"] == 0.2 and safety["alt_test_q"] == 0.05
+    assert (
+        "Benjamini–Yekutieli across every clinician comparison" in safety["alt_test_family_method"]
+    )
+    detail = safety["detail"]["alt_test"]["ordinal"]
+    assert [c["clinician"] for c in detail["comparisons"]] == ["A", "B", "C", "D"]
+    assert all(c["n_items"] == 60 and c["jury_wins"] for c in detail["comparisons"])
+    assert "ε = 0.2" in err and "Benjamini–Yekutieli" in err
+
+
+def test_epsilon_is_a_setting_and_is_checked(tmp_path):
+    path = write(tmp_path / "s.csv", ["item", "rater", "dimension", "score"], _study_rows())
+    result, _ = run_json(path, "--resamples", "0", "--verdict-resamples", "0", "--epsilon", "0")
+    assert result["safety"]["alt_test_epsilon"] == 0
+    assert result["safety"]["detail"]["alt_test"]["pass_fail"]["epsilon"] == 0
+    with pytest.raises(CommandError, match="--epsilon"):
+        run(path, "--epsilon", "1.5")
+
+
+def test_the_table_says_how_the_headline_across_dimensions_is_framed(tmp_path):
+    path = write(tmp_path / "s.csv", ["item", "rater", "dimension", "score"], _study_rows())
+    out, _ = run(path, "--resamples", "0", "--verdict-resamples", "200")
+    assert "Alt-test (ε = 0.2; 60 items with 2+ clinicians)" in out
+    assert "scores (−RMSE)        the jury can stand in for a clinician" in out
+    assert (
+        "alt-test on scores: the jury can stand in for a clinician on 2 of 2 "
+        "(Benjamini–Yekutieli across all 8 clinician comparisons of the 2, q = 0.05)"
+    ) in out
+    assert "each dimension tested on its own (95%, no correction across dimensions)" in out
+
+
+def test_the_alt_test_verdict_is_withheld_with_the_envelopes(tmp_path):
+    args = ("--resamples", "0", "--verdict-resamples", "200")
+    withheld, _ = run_json(_qualified_export(tmp_path, "no"), *args)
+    safety = withheld["safety"]
+    for key in ("alt_test_verdict", "alt_test_pass_fail_family_verdict"):
+        assert safety[key] == "withheld: jury not qualified"
+        assert safety[f"{key}_computed"] in ("not enough evidence", *ALT_VERDICTS)
+    shown, _ = run_json(_qualified_export(tmp_path, "no"), *args, "--unqualified")
+    assert shown["safety"]["alt_test_verdict"] == safety["alt_test_verdict_computed"]
+
+
+ALT_VERDICTS = ("the jury can stand in for a clinician", "not shown to stand in for a clinician")

@@ -1,7 +1,7 @@
 """The live agreement dashboards in a browser: a researcher watches the jury page while a
 clinician, in another browser context, submits a score; the page changes by itself within 10 s
-(htmx polls the cached partial every 5 s). Then the other dashboards, a breakdown chosen in the
-filter form, and the planner's Simulate button."""
+(htmx polls the cached partial every 5 s); the alt-test shows beside the envelope. Then the
+other dashboards, a breakdown chosen in the filter form, and the planner's Simulate button."""
 
 import re
 
@@ -55,6 +55,17 @@ def test_the_dashboard_changes_when_a_clinician_submits(
     count = page.get_by_test_id("clinician-scores")
     expect(count).to_have_text("80")  # 8 conversations × 2 clinicians × 5 dimensions
     expect(page.get_by_test_id("table-envelope")).to_contain_text("Clinical safety")
+    # Beside the envelope, the alt-test: a column of its table, and its own table below it
+    # (8 conversations: fewer than the 30 items a clinician needs, and the page says so).
+    expect(page.get_by_test_id("table-envelope")).to_contain_text("Alt-test: stands in? (ε 0.2)")
+    alt_test = page.get_by_test_id("table-alt_test")
+    expect(alt_test).to_contain_text("Can the jury stand in for a clinician? (alt-test)")
+    expect(alt_test).to_contain_text("pass/fail (accuracy)")
+    expect(alt_test).to_contain_text("clinicians have the 30 items the t-test needs")
+    # This panel passed no calibration round: the alt-test's verdicts are withheld with the
+    # envelope's, in the table and the headline.
+    expect(alt_test).to_contain_text("withheld: not qualified")
+    expect(page.get_by_test_id("envelope-headline")).to_contain_text("(the alt-test's too)")
     scatter = page.get_by_test_id("figure-scatter").locator(".plotly-graph-div")
     expect(scatter).to_have_class(re.compile("js-plotly-plot"))
     drawn = scatter.get_attribute("id")

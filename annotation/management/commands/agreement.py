@@ -10,7 +10,10 @@ jury, every other name is a clinician. The `export_scores` layout
 clinicians, item by item. A jury score may be a
 fraction (the mean of its judges) in either layout: it is kept as it is for MAE, bias and the
 correlations and meets whole scores by `--tie-rule` elsewhere; how many there were is
-reported. The figures are `annotation.pure.agreement`'s, the verdict `annotation.pure.envelope`'s.
+reported. The figures are `annotation.pure.agreement`'s, the verdict `annotation.pure.envelope`'s,
+and beside it the alt-test's (`annotation.pure.alt_test`): on the scores and on pass/fail, each
+dimension on its own (`alt_test_…`) and within the family of every dimension in the file
+(`alt_test_…_family_…`, Benjamini–Yekutieli across all their clinicians).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.pure import alt_test as alt
 from annotation.pure.agreement import (
+    INSIDE,
     LEVEL,
     MARGIN,
     MIN_ITEMS,
@@ -64,7 +69,10 @@ class Command(BaseCommand):
         "mean), and the human-envelope verdict: inside, below, above, inconclusive or not "
         "enough evidence, from adjacent agreement and mean pairwise Cohen kappa compared in "
         "one paired bootstrap over items, widened for the sampling of clinicians by a "
-        "delete-one-clinician jackknife (docs/agreement.md). Each figure has "
+        "delete-one-clinician jackknife (docs/agreement.md), and beside it the alt-test (can the "
+        "jury stand in for a clinician? leave one clinician out, paired t-test per clinician "
+        "with margin --epsilon, Benjamini-Yekutieli; on scores and on pass/fail, each "
+        "dimension alone and within the family of all dimensions). Each figure has "
         "a 95% bootstrap interval. The CSV has the columns "
         "item,rater,dimension,score (rater 'jury' marks jury rows; an empty score or 'na' is "
         "not applicable), or is export_scores output (conversation,rater_kind,rater,...; judge "
@@ -92,6 +100,15 @@ class Command(BaseCommand):
             type=int,
             default=VERDICT_RESAMPLES,
             help="Resamples of the envelope's bootstrap (default %(default)s)",
+        )
+        parser.add_argument(
+            "--epsilon",
+            type=float,
+            default=alt.EPSILON,
+            help="The alt-test's cost-benefit margin: how much less often than a clinician "
+            "the jury may align with the other clinicians (the paper: 0.2 for experts, 0.15 "
+            "skilled annotators, 0.1 crowd workers; smaller when clinicians agree less) "
+            "(default %(default)s)",
         )
         parser.add_argument(
             "--min-items",
@@ -129,6 +146,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if min(options["margin"], options["resamples"], options["verdict_resamples"]) < 0:
             raise CommandError("--margin and the resamples must not be negative.")
+        if not 0 <= options["epsilon"] < 1:
+            raise CommandError("--epsilon must be at least 0 and below 1.")
         if options["min_items"] < MIN_INTERVAL_ITEMS:
             raise CommandError(
                 f"--min-items must be {MIN_INTERVAL_ITEMS} or more: a verdict stands on "
@@ -151,6 +170,7 @@ class Command(BaseCommand):
                 min_items=options["min_items"],
                 raters=options["raters"],
                 tie_rule=options["tie_rule"],
+                epsilon=options["epsilon"],
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
@@ -181,6 +201,13 @@ def _notes(read: RatingsFile, options: dict) -> list[str]:
         f"Verdict: percentile bootstrap over {who}, {options['verdict_resamples']} resamples; "
         f"at least {options['min_items']} items; margin ±{options['margin']:g} on both "
         "differences (TOST, 2.5% per side). See docs/agreement.md.",
+        f"Alt-test: leave one clinician out; per item the jury's and that clinician's alignment "
+        f"with the rest (−RMSE on scores, accuracy on pass/fail); one-sided paired t-test per "
+        f"clinician with ε = {options['epsilon']:g}; Benjamini–Yekutieli at q = {alt.Q:g} "
+        f"across the clinicians (and, for the family line, across every dimension's); stands "
+        f"in when it wins against half of them or more; {alt.MIN_ITEMS}+ items per clinician "
+        f"and {alt.MIN_CLINICIANS}+ clinicians. The envelope tests each dimension on its own "
+        "(95%, no correction across dimensions).",
         f"Means between two scores (clinicians' means, panels' means): "
         f"{TIE_RULE_WORDS[options['tie_rule']]} for exact, adjacent and kappa; MAE, bias and "
         "correlations use the means unrounded.",
@@ -213,12 +240,56 @@ def _offered(result: DimensionAgreement, options: dict) -> dict:
         return {}
     qualified = result.dimension not in options["unqualified_dimensions"]
     verdict, note = offered(result.envelope.verdict, qualified, options["unqualified"])
-    return {"verdict": verdict, "verdict_computed": result.envelope.verdict, "verdict_note": note}
+    shown = {"verdict": verdict, "verdict_computed": result.envelope.verdict, "verdict_note": note}
+    # The alt-test's verdicts are gated alike: a jury earns them by the same calibration.
+    for key, computed in _alt_verdicts(result).items():
+        shown |= {key: offered(computed, qualified, options["unqualified"])[0]}
+        shown |= {f"{key}_computed": computed}
+    return shown
+
+
+def _alt_verdicts(result: DimensionAgreement) -> dict[str, str]:
+    out = {}
+    for scale, test in result.alt_test.items():
+        prefix = "alt_test" if scale == alt.ORDINAL else "alt_test_pass_fail"
+        out[f"{prefix}_verdict"] = test.verdict
+        out[f"{prefix}_family_verdict"] = result.alt_test_family[scale].verdict
+    return out
 
 
 def render_table(results: dict[str, DimensionAgreement], read: RatingsFile, options: dict) -> str:
     blocks = [_dimension_block(result, options) for result in results.values()]
-    return "\n\n".join([*blocks, "\n".join(_notes(read, options))]) + "\n"
+    family = _family_lines(results, options)
+    return "\n\n".join([*blocks, *family, "\n".join(_notes(read, options))]) + "\n"
+
+
+def _family_lines(results: dict[str, DimensionAgreement], options: dict) -> list[str]:
+    """The sentence across dimensions, with its family-wise framing said."""
+    judged = [r for r in results.values() if r.alt_test]
+    if not judged:
+        return []
+    lines = [
+        f"Across the {len(judged)} dimension{'s' if len(judged) != 1 else ''} with jury scores"
+    ]
+    for scale, words in ((alt.ORDINAL, "scores"), (alt.PASS_FAIL, "pass/fail")):
+        shown = [_offered(r, options)[_alt_key(scale, family=True)] for r in judged]
+        comparisons = sum(r.alt_test_family[scale].n_clinicians for r in judged)
+        lines.append(
+            f"  alt-test on {words}: {alt.STANDS_IN} on {shown.count(alt.STANDS_IN)} of "
+            f"{len(judged)} (Benjamini–Yekutieli across all {comparisons} clinician comparisons "
+            f"of the {len(judged)}, q = {alt.Q:g})"
+        )
+    inside = sum(_offered(r, options)["verdict"] == INSIDE for r in judged)
+    lines.append(
+        f"  envelope: inside on {inside} of {len(judged)}, each dimension tested on its own "
+        "(95%, no correction across dimensions)"
+    )
+    return ["\n".join(lines)]
+
+
+def _alt_key(scale: str, family: bool = False) -> str:
+    prefix = "alt_test" if scale == alt.ORDINAL else "alt_test_pass_fail"
+    return f"{prefix}_family_verdict" if family else f"{prefix}_verdict"
 
 
 def _dimension_block(result: DimensionAgreement, options: dict) -> str:
@@ -234,7 +305,27 @@ def _dimension_block(result: DimensionAgreement, options: dict) -> str:
     lines += ["  Clinicians among themselves", *_reliability_lines(result)]
     if result.envelope is not None:
         lines += ["  Jury vs clinicians", *_mode_lines(result), _envelope_line(result, options)]
+        lines += _alt_lines(result, options)
     return "\n".join(lines)
+
+
+def _alt_lines(result: DimensionAgreement, options: dict) -> list[str]:
+    shown = _offered(result, options)
+    test = result.alt_test[alt.ORDINAL]
+    lines = [
+        f"  Alt-test (ε = {test.epsilon:g}; {test.n_items} items with 2+ clinicians): can the "
+        "jury stand in for a clinician?"
+    ]
+    for scale, words in ((alt.ORDINAL, "scores (−RMSE)"), (alt.PASS_FAIL, "pass/fail (accuracy)")):
+        test = result.alt_test[scale]
+        verdict = shown[_alt_key(scale)]
+        said = test.reason if verdict == test.verdict else "--unqualified shows it"
+        rho = "-" if test.advantage is None else f"{test.advantage:.3f}"
+        family = shown[_alt_key(scale, family=True)]
+        lines.append(
+            f"    {words:<21} {verdict}: {said}; ρ {rho}; within the family of dimensions: {family}"
+        )
+    return lines
 
 
 def _reliability_lines(result: DimensionAgreement) -> list[str]:
