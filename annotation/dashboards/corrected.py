@@ -144,7 +144,7 @@ def _estimates(
         "jury score (not applicable or unparseable) left out."
         for d, n in left_out.items()
         if n
-    ]
+    ] + _balance_notes(rows)
     summary = {
         "population": len(population),
         "sampled": len(sampled),
@@ -154,6 +154,17 @@ def _estimates(
         "weighted": any("Hájek" in r["mean"][corrected.PPI].interval for r in rows),
     }
     return rows, notes, summary
+
+
+def _balance_notes(rows: list[dict]) -> list[str]:
+    """Each estimate whose sample failed the balance check (refused or flagged), named."""
+    found = []
+    for row in rows:
+        for name, words in (("mean", "mean"), ("pass", "pass rate")):
+            check = row[name][corrected.PPI].balance
+            if check:
+                found.append(f"{row['model']}, {row['dimension']}, {words}: {check}")
+    return found
 
 
 def _records(population, models, model, dim, jury) -> tuple[list[tuple], int]:
@@ -220,10 +231,15 @@ def _table(rows: list[dict], name: str, title: str, ds: Dataset) -> dict:
         "only: an item's score is the mean of its clinicians' scores, t interval on the "
         "clinician-scored items (Wilson's interval for a pass rate). PPI++: the jury's mean on the conversations clinicians did not "
         "score plus the clinicians-minus-jury correction on those they did, λ power-tuned "
-        "(0: the jury adds nothing, 1: classic PPI), t interval with n − 1 df. “Worth n clinician "
-        "labels”: n × var(clinicians only) / var(PPI). A pass is a mean at or above the pass "
-        f"mark. Fewer than {corrected.MIN_LABELLED} clinician-scored items: not enough "
-        "evidence. Sampled items not scored yet count as unscored (assumed missing at random)."
+        "(0: the jury adds nothing, 1: classic PPI), t interval with n − 1 df, the correction's "
+        "variance pooled with pseudo-labels so that a small sample that happens to agree "
+        f"cannot claim certainty ({corrected.PSEUDO_MEAN:.2f} pseudo-misses for a mean, one per "
+        "pass/fail cell for a pass rate). “Worth n clinician labels”: n × var(clinicians only) / var(PPI), at most "
+        "the population. A pass is a mean at or above the pass mark. Fewer than "
+        f"{corrected.MIN_LABELLED} clinician-scored items: not enough evidence. Sampled items "
+        "not scored yet count as unscored (assumed missing at random). A sample whose jury "
+        f"mean strays from the population's by {corrected.REFUSE_Z} standard errors or more "
+        f"is refused, whatever design it records; by {corrected.FLAG_Z} or more it is flagged."
     )
     return table(title, columns, shown, note)
 

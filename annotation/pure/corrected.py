@@ -14,25 +14,58 @@ a population and the clinicians' scores on a random sample of it.
   t quantile at n − 1 df (ppi_py's normal quantile undercovers at 10–20 clinician scores).
   λ is power-tuned (Angelopoulos, Duchi & Zrnic 2023, "PPI++") and clipped to [0, 1]: λ = 1
   is classic PPI, λ = 0 gives back the clinicians-only estimate when the jury says nothing.
-  With equal inclusion probabilities the point and standard error are exactly
-  `ppi_py.ppi_mean_ci`'s (tests compare them with that package's figures).
+
+**Small samples.** A few labels cannot show that the jury never disagrees: 30 labels that all
+agree are as likely as not when the jury is lenient on one conversation in 40, and the plain
+PPI interval then collapses onto the jury's own mean (and so does its variance estimate when
+disagreements are rare or one-sided). So the correction's variance never rests on the labels
+alone:
+
+- a **mean**: the correction's per-label variance is pooled with z² ≈ 3.84 pseudo-labels on
+  which the jury missed by the scores' own spread (the larger of the clinicians' variance on
+  the sample and the jury's over the population) — Agresti & Coull's z² pseudo-observations,
+  carried to the correction; its weight fades as 3.84 / (n + 3.84);
+- a **pass rate**: one pseudo-label in each cell of the clinician × jury pass/fail table (four
+  in all, Agresti & Min's 2005 device for a paired difference of proportions), on which λ,
+  the point and the variance are all computed; the point moves by at most 2/(n + 4).
+
+`benchmarks/ppi_coverage.py` measures the result with good, noisy, biased, rarely lenient and
+uninformative juries (600 populations a row): 95% intervals cover 0.945–1.000 at the minimum of
+`MIN_LABELLED` scored conversations and 0.935–1.000 from 10 to 50 (plain PPI++: 0.48–0.99). With neither device
+(equal weights) the point and standard error are exactly `ppi_py.ppi_mean_ci`'s (tests pin
+that package's figures); the devices are what differs, and only as the docstring says.
 
 Unequal inclusion probabilities (a stratified sample) weight both means **Hájek-style**
 (weights normalised to sum to one): a scored conversation by 1/π, an unscored one by 1/(1 − π),
 each mean's variance linearised (Σ w²(x − x̄)² / (Σ w)²). A sampled conversation not scored yet
 counts as unscored, and π is scaled by the scored share of its stratum's sample (assumed
-missing at random), so an unfinished study still gives a valid, if wider, interval.
+missing at random), so an unfinished study still gives a valid, if wider, interval. Against
+`ppi_py` called with the same weights (`w = 1/π`, `w_unlabeled = 1/(1 − π)`, which it also
+normalises to a weighted mean): **the point at a given λ is the same**, to rounding; **λ and
+the standard error differ**. ppi_py computes both from the weighted values w·x (its λ from the
+covariance of w·(y − θ₁) with w·(f − θ₁), its variance from std(w·x)), which carry the weights'
+own spread; ours are the Hájek linearisation, Σ w²(x − x̄)², and λ is the value minimising the
+variance reported (`power_tuning`).
+With equal weights the two coincide; on the test's 3 : 1 stratified sample ppi_py's λ is 0.644
+and ours 0.669, points 0.005 apart (tests pin ppi_py 0.2.3's figures).
 
 The effective number of clinician labels is n × var(clinicians only) / var(PPI): how many
-clinician-scored conversations the clinicians-only estimate would need for the same width.
-Fewer than `MIN_LABELLED` scored conversations, or scores that do not vary, give "not enough
-evidence" instead of a number. Plain data in, plain data out; no Django.
+clinician-scored conversations the clinicians-only estimate would need for the same width,
+never more than the population. Fewer than `MIN_LABELLED` scored conversations, or scores that
+do not vary, give "not enough evidence" instead of a number.
+
+**Balance.** Whatever design a study records, the jury's score is known on every conversation,
+so the sample can be checked: the (Hájek-weighted) jury mean of the scored conversations
+against the population's, its standard error what the recorded inclusion probabilities imply
+(Σ (1 − π)/π · (f − F̄)² / N²). Beyond |z| of `REFUSE_Z` (p ≈ 1e-4 if the sample were drawn as
+recorded) both the clinicians-only and the corrected estimate are refused with the figures;
+beyond `FLAG_Z` (p < 0.01) they are shown with a warning. Plain data in, plain data out; no
+Django.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -44,6 +77,12 @@ from ratings.scale import PASS_THRESHOLD
 
 LEVEL = 0.95
 MIN_LABELLED = 10
+# Pseudo-labels that keep a small sample's correction from claiming certainty (module docstring).
+PSEUDO_MEAN = float(stats.norm.ppf(0.5 + LEVEL / 2) ** 2)  # z² ≈ 3.84, as Agresti–Coull add
+PSEUDO_PER_CELL = 1.0  # a pass rate: one per cell of the clinician × jury table
+# The balance check: |z| of the scored sample's jury mean against the population's.
+REFUSE_Z = 3.89  # p ≈ 1e-4 two-sided: a random sample is refused about once in 10,000
+FLAG_Z = 2.58  # p < 0.01: shown, with a warning
 JURY_ONLY, CLINICIANS_ONLY, PPI = "jury", "clinicians", "ppi"
 
 # Study sampling designs: only the random ones support a corrected estimate.
@@ -60,7 +99,7 @@ NOT_RANDOM = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Member:
     """One conversation of the population the study sampled from."""
 
@@ -83,6 +122,7 @@ class Estimate:
     se: float | None = None
     effective_n: float | None = None  # PPI only
     lam: float | None = None  # PPI only: the power-tuning λ
+    balance: str = ""  # a warning or refusal from the balance check, for the page's notes
 
     def as_dict(self) -> dict:
         found = asdict(self)
@@ -139,11 +179,20 @@ def three_estimates(
             CLINICIANS_ONLY: clinicians,
             PPI: _none(PPI, len(labelled), len(members), weighted),
         }
+    check = balance(members, weighted)
+    if check.refused:
+        refused = Estimate(PPI, None, None, len(labelled), len(members), "", check.text)
+        return {
+            JURY_ONLY: jury,
+            CLINICIANS_ONLY: _flagged(refused, check.text, CLINICIANS_ONLY),
+            PPI: _flagged(refused, check.text),
+        }
     clinicians = clinicians_only(labelled, weighted, proportion)
+    ppi = prediction_powered(members, weighted, clinicians, proportion)
     return {
         JURY_ONLY: jury,
-        CLINICIANS_ONLY: clinicians,
-        PPI: prediction_powered(members, weighted, clinicians, proportion),
+        CLINICIANS_ONLY: _flagged(clinicians, check.text),
+        PPI: _flagged(ppi, check.text),
     }
 
 
@@ -204,8 +253,10 @@ def prediction_powered(
     clinicians: Estimate,
     proportion: bool = False,
     lam: float | None = None,
+    pseudo: bool = True,
 ) -> Estimate:
-    """PPI++ for a mean: λ·jury mean (unscored) + mean(clinician − λ·jury) (scored)."""
+    """PPI++ for a mean: λ·jury mean (unscored) + mean(clinician − λ·jury) (scored), with the
+    small-sample pseudo-labels of the module docstring (`pseudo=False`: plain PPI++, ppi_py's)."""
     labelled = [m for m in members if m.clinician is not None]
     unlabelled = [m for m in members if m.clinician is None]
     y = np.array([m.clinician for m in labelled], dtype=float)
@@ -213,23 +264,35 @@ def prediction_powered(
     fu = np.array([m.jury for m in unlabelled], dtype=float)
     w, v = weights.labelled, weights.unlabelled
     n, n_u = len(y), len(fu)
+    classical = _wvar_of_mean(y, w)  # clinicians only, on the PPI's footing (n-divisor)
+    if pseudo and proportion:
+        y, f, w = _with_pseudo_cells(y, f, w)
     if lam is None:
         lam = power_tuning(y, f, fu, w, v)
     e = y - lam * f
     imputed = lam * _wmean(fu, v) if n_u else 0.0
     value = imputed + _wmean(e, w)
-    variance = (lam**2 * _wvar_of_mean(fu, v) if n_u else 0.0) + _wvar_of_mean(e, w)
+    correction = _wvar_of_mean(e, w)
+    if pseudo and not proportion:
+        correction = _with_pseudo_misses(correction, w, _spread(y, w, members))
+    variance = (lam**2 * _wvar_of_mean(fu, v) if n_u else 0.0) + correction
     if variance <= 0:
         return _none(PPI, n, len(members), _unvarying(n))
     se = math.sqrt(variance)
     # A t quantile (n − 1 df), not ppi_py's normal one: at 10–20 clinician scores the normal
     # interval covers only about 90% (benchmarks/ppi_coverage.py); the two agree as n grows.
     z = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1))
-    # Against the clinicians-only variance on the same footing (n-divisor, linearised).
-    classical = _wvar_of_mean(y, w)
-    effective = n * classical / variance
+    # Never worth more labels than there are conversations to label.
+    effective = min(n * classical / variance, float(len(members)))
     hajek = "" if weights.equal else "; Hájek weights 1/π (scored) and 1/(1 − π) (unscored)"
-    method = f"PPI++, t interval ({n - 1} df), λ = {lam:.2f}{hajek}"
+    floor = (
+        ""
+        if not pseudo
+        else "; 4 pseudo-labels, one per pass/fail cell"
+        if proportion
+        else f"; correction's variance pooled with {PSEUDO_MEAN:.2f} pseudo-misses"
+    )
+    method = f"PPI++, t interval ({n - 1} df), λ = {lam:.2f}{floor}{hajek}"
     estimate = _finish(
         PPI, value, se, (value - z * se, value + z * se), n, len(members), method, proportion
     )
@@ -237,19 +300,52 @@ def prediction_powered(
     return Estimate(**(asdict(estimate) | {"effective_n": effective, "lam": lam, "reason": reason}))
 
 
+def _with_pseudo_cells(
+    y: np.ndarray, f: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A pass rate's labels with one pseudo-label (of the mean weight) in each cell of the
+    clinician × jury pass/fail table: both agreeing cells and both disagreeing ones."""
+    cells_y, cells_f = np.array([1.0, 0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0, 1.0])
+    extra = np.full(4, PSEUDO_PER_CELL * float(w.mean()))
+    return np.concatenate([y, cells_y]), np.concatenate([f, cells_f]), np.concatenate([w, extra])
+
+
+def _spread(y: np.ndarray, w: np.ndarray, members: Sequence[Member]) -> float:
+    """The scores' own variance per conversation: the larger of the clinicians' on the sample
+    and the jury's over the population (so a sample that happens to agree cannot shrink it)."""
+    clinicians = float(np.sum(w * (y - _wmean(y, w)) ** 2) / np.sum(w))
+    jury = float(np.var([m.jury for m in members]))
+    return max(clinicians, jury)
+
+
+def _with_pseudo_misses(correction: float, w: np.ndarray, spread: float) -> float:
+    """The correction's variance of the mean pooled with PSEUDO_MEAN pseudo-labels on which
+    the jury missed by the scores' spread (at Kish's effective size when weights differ)."""
+    size = float(w.sum() ** 2 / np.sum(w**2))
+    per_label = correction * size
+    pooled = (size * per_label + PSEUDO_MEAN * spread) / (size + PSEUDO_MEAN)
+    return pooled / size
+
+
 def power_tuning(
     y: np.ndarray, f: np.ndarray, fu: np.ndarray, w: np.ndarray, v: np.ndarray
 ) -> float:
     """The λ minimising the PPI variance, clipped to [0, 1]. Equal weights give ppi_py's:
-    cov(y, f) / ((1 + n/N) · var(f over scored and unscored together))."""
+    cov(y, f) / ((1 + n/N) · var(f over scored and unscored together)). Unequal weights give
+    the exact minimiser of the linearised variance reported, Σ w²(y − ȳ)(f − f̄) over
+    Σ w²(f − f̄)² + Σ v²(f_u − f̄_u)² (weights normalised): ppi_py's pooled form would miss it
+    when the strata's jury scores differ."""
     if len(fu) == 0:
-        return 0.0
-    pooled = np.concatenate([f, fu]).var(ddof=1)
-    if pooled == 0:
         return 0.0
     wn, vn = w / w.sum(), v / v.sum()
     covariance = float(np.sum(wn**2 * (y - _wmean(y, w)) * (f - _wmean(f, w))))
-    spread = float(pooled * (np.sum(wn**2) + np.sum(vn**2)))
+    if np.ptp(w) == 0 and np.ptp(v) == 0:
+        pooled = np.concatenate([f, fu]).var(ddof=1)
+        spread = float(pooled * (np.sum(wn**2) + np.sum(vn**2)))
+    else:
+        spread = _wvar_of_mean(f, w) + _wvar_of_mean(fu, v)
+    if spread <= 0:
+        return 0.0
     return min(max(covariance / spread, 0.0), 1.0)
 
 
@@ -260,6 +356,7 @@ def power_tuning(
 class _Weights:
     labelled: np.ndarray  # 1/π per scored member, in members' order
     unlabelled: np.ndarray  # 1/(1 − π) per unscored member
+    inclusion: np.ndarray  # π per member, in members' order (for the balance check)
     equal: bool
     note: str = ""
 
@@ -268,30 +365,90 @@ def _weights(members: Sequence[Member]) -> _Weights | str:
     """Hájek weights from the recorded π, scaled by each stratum's scored share of its sample;
     a reason string when a stratum has members but no clinician score (the correction could
     not reach it)."""
-    by_stratum: dict[str, list[Member]] = defaultdict(list)
-    for member in members:
-        by_stratum[member.stratum].append(member)
-    pi: dict[int, float] = {}
-    for stratum, mine in by_stratum.items():
-        sampled = sum(m.sampled or m.clinician is not None for m in mine)
-        scored = sum(m.clinician is not None for m in mine)
-        if scored == 0:
+    inclusion = np.array([m.inclusion for m in members], dtype=float)
+    if np.any((inclusion <= 0) | (inclusion > 1)):
+        return "Refused: an inclusion probability outside (0, 1] was recorded."
+    scored = np.array([m.clinician is not None for m in members])
+    sampled = scored | np.array([m.sampled for m in members])
+    strata = np.array([m.stratum for m in members], dtype=object)
+    pi = np.empty(len(members))
+    for stratum in dict.fromkeys(strata):
+        mine = strata == stratum
+        n_scored = int(scored[mine].sum())
+        if n_scored == 0:
             name = f" {stratum}" if stratum else ""
             return (
                 f"Refused: stratum{name} has no clinician scores yet, so the correction "
                 "does not reach it."
             )
-        for m in mine:
-            if not 0 < m.inclusion <= 1:
-                return "Refused: an inclusion probability outside (0, 1] was recorded."
-            pi[id(m)] = min(m.inclusion * scored / sampled, 1.0)
-    scored_pi = np.array([pi[id(m)] for m in members if m.clinician is not None])
-    unscored_pi = np.array([pi[id(m)] for m in members if m.clinician is None])
-    if np.any(unscored_pi >= 1):
+        pi[mine] = np.minimum(inclusion[mine] * n_scored / int(sampled[mine].sum()), 1.0)
+    if np.any(pi[~scored] >= 1):
         return "Refused: a conversation sampled with certainty has no clinician score."
-    equal = bool(np.ptp(np.concatenate([scored_pi, unscored_pi])) < 1e-12)
+    equal = bool(np.ptp(pi) < 1e-12)
     note = "" if equal else "unequal inclusion probabilities: Hájek-weighted"
-    return _Weights(1 / scored_pi, 1 / (1 - unscored_pi), equal, note)
+    return _Weights(1 / pi[scored], 1 / (1 - pi[~scored]), pi, equal, note)
+
+
+# --- balance: does the scored sample look like the population it was drawn from? -------------
+
+
+@dataclass(frozen=True)
+class Balance:
+    z: float | None  # None: the jury's scores do not vary, nothing to check
+    sample: float  # the scored conversations' (Hájek-weighted) jury mean
+    population: float  # the jury's mean over the population
+    refused: bool
+    text: str  # "" when the sample looks as drawn
+
+
+def balance(members: Sequence[Member], weights: _Weights) -> Balance:
+    """The scored sample's jury mean against the population's, in standard errors implied by
+    the recorded inclusion probabilities (a Poisson-sampling linearisation: conservative for
+    a fixed-size or stratified sample, so it refuses less often, never more)."""
+    jury = np.array([m.jury for m in members], dtype=float)
+    scored = np.array([m.clinician is not None for m in members])
+    pi = weights.inclusion
+    population = float(jury.mean())
+    sample = _wmean(jury[scored], weights.labelled)
+    variance = float(np.sum((1 - pi) / pi * (jury - population) ** 2) / len(jury) ** 2)
+    if variance <= 0:
+        return Balance(None, sample, population, False, "")
+    z = (sample - population) / math.sqrt(variance)
+    if abs(z) < FLAG_Z:
+        return Balance(z, sample, population, False, "")
+    p = 2 * float(stats.norm.sf(abs(z)))
+    figures = (
+        f"the jury's mean on the {int(scored.sum())} clinician-scored conversations is "
+        f"{sample:.2f} against {population:.2f} over all {len(jury)} (z = {z:+.1f}, "
+        f"p {'< 0.0001' if p < 1e-4 else f'= {p:.4f}'} if they were drawn as recorded)"
+    )
+    if abs(z) >= REFUSE_Z:
+        return Balance(
+            z,
+            sample,
+            population,
+            True,
+            f"Refused: {figures}. The sample does not look random, whatever design it "
+            "records, so neither the clinicians' mean nor the correction carries over to the "
+            "rest.",
+        )
+    return Balance(
+        z,
+        sample,
+        population,
+        False,
+        f"Check the sample: {figures}; a random sample strays this far about once in {1 / p:,.0f}.",
+    )
+
+
+def _flagged(estimate: Estimate, warning: str, method: str = "") -> Estimate:
+    """The estimate carrying the balance check's warning (or refusal) for the page's notes."""
+    if not warning:
+        return estimate
+    found = asdict(estimate) | {"balance": warning, "method": method or estimate.method}
+    if warning not in estimate.reason:
+        found["reason"] = f"{estimate.reason}; {warning}" if estimate.reason else warning
+    return Estimate(**found)
 
 
 def _wmean(x: np.ndarray, w: np.ndarray) -> float:

@@ -9,13 +9,19 @@ Per judge × dimension (and for the panel's own verdict):
   independent);
 - AUC = P(a passing conversation scores higher than a failing one), ties counted half (the
   Mann–Whitney U over n_pass × n_fail);
-- its 95% interval: Newcombe's (2006, method 5) score interval, Hanley–McNeil's variance
-  solved at the bound, so it is defined at an AUC of 0 or 1 and stays inside [0, 1].
-  `benchmarks/auc_coverage.py` measures coverage on 1–5 scores with ties: 0.955–0.989 from 5
-  conversations a group up (a little conservative: ties shrink the true variance), where
-  DeLong's interval under-covers at small n and high AUC (0.51 at 5 + 5, AUC 0.95; 0.89 on
-  the logit scale at 20 + 20) — an interval that is too narrow would call a judge "separates"
-  too readily;
+- its 95% interval: the hull of two. Newcombe's (2006, method 5) score interval uses
+  Hanley–McNeil's variance, which assumes smooth, unimodal scores; where a judge's scores
+  are polarised (the passing conversations scored 1 or 5, the failing ones not) the AUC
+  varies far more than that and Newcombe's interval covered only 0.59 (issue 35). So the
+  interval also takes Clopper–Pearson's exact binomial interval at the AUC's effective size,
+  AUC(1 − AUC) / DeLong's variance (the data's own spread, rank-based; when DeLong's variance
+  is 0 — an AUC of 0 or 1 — the smaller group's size, the most the Birnbaum–Klose bound on
+  the variance allows). Clopper–Pearson, not Wilson: at 5–10 a group Wilson's interval dips
+  to 0.90–0.92 on polarised scores. `benchmarks/auc_coverage.py` measures coverage of the
+  true AUC on 1–5 scores with ties, smooth and polarised, at 5–50 a group (1,000 studies a
+  cell): 0.951–0.996 smooth, 0.933–1.000 polarised, false `separates`/`inverts` at a true AUC
+  of 0.5 in at most 4.9% of studies (Newcombe's alone: 0.60–0.99 and up to 40%). The price: with 5 in a group even a perfect split (AUC 1) stays `not enough evidence`
+  (the exact interval at 5 reaches down to 0.48), which is what 5 conversations can show;
 - each group's size and mean score;
 - a verdict: `separates` only when the interval lies wholly above 0.5, `inverts` when it lies
   wholly below, `not enough evidence` otherwise, and always when a group has fewer than
@@ -57,6 +63,8 @@ DELONG_LOGIT = "DeLong (logit)"
 # The search for conversations per group that would decide a verdict stops here.
 MOST_PER_GROUP = 100_000
 NEWCOMBE = "Newcombe score (method 5)"
+# The interval reported: Newcombe's, widened where the scores are spread more than it assumes.
+REPORTED = "Newcombe score (method 5) joined with Clopper–Pearson at DeLong's effective size"
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,9 @@ class Separation:
     method: str
     verdict: str
     reason: str  # one sentence: why this verdict
+    # AUC(1 − AUC) / DeLong's variance over the smaller group's size: 1 when the scores are
+    # spread as a binomial's would be; what `per_group_to_decide` scales by
+    effective_share: float | None = None
 
     @property
     def inverted_point(self) -> bool:
@@ -142,12 +153,43 @@ def newcombe_interval(a: float, m: int, n: int, level: float = LEVEL) -> tuple[f
     return float(low), float(high)
 
 
+def effective_size(x, y) -> float:
+    """AUC(1 − AUC) / DeLong's variance: how many independent 0/1 comparisons the AUC is
+    worth; the smaller group's size where that variance is 0 (Birnbaum & Klose 1957: the
+    AUC's variance is at most AUC(1 − AUC) / min(m, n))."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    a = float(_placements(x, y).mean())
+    variance = delong_variance(x, y)
+    smaller = float(min(len(x), len(y)))
+    if variance <= 0 or a <= 0 or a >= 1:
+        return smaller
+    return max(a * (1 - a) / variance, 1.0)
+
+
+def clopper_pearson(a: float, size: float, level: float = LEVEL) -> tuple[float, float]:
+    """The exact binomial interval for a share `a` of `size` trials (fractional sizes by the
+    beta quantiles)."""
+    k, tail = a * size, (1 - level) / 2
+    low = 0.0 if k <= 0 else float(stats.beta.ppf(tail, k, size - k + 1))
+    high = 1.0 if k >= size else float(stats.beta.ppf(1 - tail, k + 1, size - k))
+    return low, high
+
+
+def hull_interval(
+    a: float, m: int, n: int, size: float, level: float = LEVEL
+) -> tuple[float, float]:
+    """Newcombe's interval joined with Clopper–Pearson's at `size`: the wider of each end."""
+    low, high = newcombe_interval(a, m, n, level)
+    exact_low, exact_high = clopper_pearson(a, size, level)
+    return min(low, exact_low), max(high, exact_high)
+
+
 def auc_interval(x, y, level: float = LEVEL) -> tuple[float, float, str]:
     """The interval this module reports, and which method gave it."""
     a = auc(x, y)
     if a is None:
         raise ValueError("an AUC interval needs both groups")
-    return (*newcombe_interval(a, len(x), len(y), level), NEWCOMBE)
+    return (*hull_interval(a, len(x), len(y), effective_size(x, y), level), REPORTED)
 
 
 def _expit(v: float) -> float:
@@ -163,10 +205,14 @@ def separation(judge: str, dimension: str, passing: list[float], failing: list[f
     mean_fail = fmean(failing) if failing else None
     a = auc(passing, failing)
 
+    share = None
+    if passing and failing:
+        share = effective_size(passing, failing) / min(len(passing), len(failing))
+
     def result(verdict, reason, low=None, high=None, method=""):
         return Separation(
             judge, dimension, len(passing), len(failing), mean_pass, mean_fail,
-            a, low, high, method, verdict, reason,
+            a, low, high, method, verdict, reason, share,
         )  # fmt: skip
 
     if len(passing) < MIN_GROUP or len(failing) < MIN_GROUP:
@@ -224,13 +270,20 @@ def figures(row: Separation) -> str:
     return f"{row.reason}, {groups}"
 
 
-def per_group_to_decide(a: float, level: float = LEVEL, most: int = MOST_PER_GROUP) -> int | None:
+def per_group_to_decide(
+    a: float, level: float = LEVEL, most: int = MOST_PER_GROUP, share: float | None = None
+) -> int | None:
     """The fewest conversations per group (equal groups, at least MIN_GROUP) whose interval
-    at this AUC would exclude 0.5; None at 0.5 itself or beyond `most`. The interval narrows
-    as the groups grow, so the first size that decides is found by bisection."""
+    at this AUC would exclude 0.5; None at 0.5 itself or beyond `most`. `share`: the row's
+    effective size over its smaller group, kept as the groups grow (None: Newcombe's interval
+    alone, scores spread as Hanley–McNeil assume). The interval narrows as the groups grow,
+    so the first size that decides is found by bisection."""
 
     def decides(n: int) -> bool:
-        low, high = newcombe_interval(a, n, n, level)
+        if share is None:
+            low, high = newcombe_interval(a, n, n, level)
+        else:
+            low, high = hull_interval(a, n, n, max(share * n, 1.0), level)
         return low > 0.5 or high < 0.5
 
     if a == 0.5 or not decides(most):
@@ -250,7 +303,7 @@ def to_decide(row: Separation) -> str:
         return ""
     if row.reason.startswith("no variation"):
         return "more conversations cannot decide it while every score is the same"
-    n = per_group_to_decide(row.auc)
+    n = per_group_to_decide(row.auc, share=row.effective_share)
     if n is None:
         return f"no number of conversations decides it at AUC {row.auc:.2f}"
     return (

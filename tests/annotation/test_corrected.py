@@ -59,17 +59,23 @@ def normal_ci(estimate):
 
 
 def test_the_power_tuned_estimate_matches_ppi_py():
-    found = three_estimates(hand_members())[PPI]
-    assert found.value == pytest.approx(PPI_PY_TUNED[0], abs=1e-12)
-    assert normal_ci(found) == pytest.approx(PPI_PY_TUNED[1], abs=1e-12)  # the same SE
-    assert 0 < found.lam < 1
+    members = hand_members()
+    found = three_estimates(members)[PPI]
+    assert found.value == pytest.approx(PPI_PY_TUNED[0], abs=1e-12)  # the same point
     assert found.n == 12 and found.n_population == 32
+    assert 0 < found.lam < 1
+    # Without the small-sample pseudo-misses the standard error is ppi_py's too; with them
+    # it is wider, never narrower.
+    plain = corrected.prediction_powered(members, corrected._weights(members), None, pseudo=False)
+    assert plain.value == found.value and plain.lam == found.lam
+    assert normal_ci(plain) == pytest.approx(PPI_PY_TUNED[1], abs=1e-12)
+    assert found.se > plain.se and "pseudo-misses" in found.interval
 
 
 def test_classic_ppi_matches_ppi_py_and_the_closed_form():
     members = hand_members()
     weights = corrected._weights(members)
-    found = corrected.prediction_powered(members, weights, None, lam=1.0)
+    found = corrected.prediction_powered(members, weights, None, lam=1.0, pseudo=False)
     y, f, fu = np.array(Y), np.array(F), np.array(FU)
     point = fu.mean() + (y - f).mean()
     se = math.sqrt(fu.var() / len(fu) + (y - f).var() / len(y))
@@ -107,6 +113,7 @@ def test_effective_labels_are_the_variance_ratio():
     ppi = found[PPI]
     classical = np.var(Y) / len(Y)  # on the PPI's footing: n-divisor
     assert ppi.effective_n == pytest.approx(len(Y) * classical / ppi.se**2)
+    assert ppi.effective_n <= ppi.n_population
     assert ppi.effective_n > len(Y)  # this jury tracks the clinicians: worth more labels
 
 
@@ -294,3 +301,191 @@ def test_inclusion_probabilities_add_up_to_the_sample_size(sizes, n, per_model, 
     assert len(sample.keys) == len(set(sample.keys)) == min(n, sum(sizes.values()))
     assert sum(sample.inclusion.values()) == pytest.approx(len(sample.keys))
     assert all(0 <= p <= 1 for p in sample.inclusion.values())
+
+
+# --- issue 35, finding 6: small samples, balance, stratified parity ---------------------------
+
+
+def rarely_lenient(rng, n_population, n, proportion=False):
+    """Clinician scores on 1–5; the jury agrees exactly but on one conversation in ten scores
+    two points higher (for pass rates: lenient on about one in 40). Truth: the mean of the
+    score distribution (3.25) or its pass rate (0.75)."""
+    y = rng.choice([1, 2, 3, 4, 5], n_population, p=[0.1, 0.15, 0.3, 0.3, 0.15]).astype(float)
+    f = np.where(rng.random(n_population) < 0.1, np.minimum(y + 2, 5), y)
+    if proportion:
+        y, f = (y >= 3).astype(float), (f >= 3).astype(float)
+    labelled = set(rng.choice(n_population, n, replace=False).tolist())
+    share = n / n_population
+    return [
+        Member(f[i], y[i] if i in labelled else None, share, i in labelled)
+        for i in range(n_population)
+    ]
+
+
+@pytest.mark.parametrize(("proportion", "truth"), [(False, 3.25), (True, 0.75)])
+def test_a_rarely_lenient_jury_is_covered_at_the_minimum_of_labels(proportion, truth):
+    """The plain PPI++ interval covered 0.77 (means) and 0.78 (pass rates) here: a sample of
+    10 often holds no disagreement, and the correction then claims certainty."""
+    rng = np.random.default_rng(35)
+    reps, covered = 300, 0
+    for _ in range(reps):
+        members = rarely_lenient(rng, 300, corrected.MIN_LABELLED, proportion)
+        low, high = three_estimates(members, proportion=proportion)[PPI].ci
+        covered += low <= truth <= high
+    assert covered / reps >= 0.92  # 95% nominal; 0.92 is 2.4 Monte-Carlo SEs below it
+
+
+def test_pass_rates_with_a_jury_biased_one_way_are_covered_at_30_labels():
+    """A jury a point kind passes many of the clinicians' failures and fails almost none of
+    their passes: a t interval on the one-sided correction covered 0.885 at 30 labels."""
+    rng = np.random.default_rng(36)
+    reps, covered = 400, 0
+    for _ in range(reps):
+        y = rng.choice([1, 2, 3, 4, 5], 400, p=[0.1, 0.15, 0.3, 0.3, 0.15]).astype(float)
+        f = np.clip(y + 1 + 0.7 * rng.standard_normal(400), 1, 5)
+        labelled = set(rng.choice(400, 30, replace=False).tolist())
+        members = [
+            Member(corrected.passes(f[i]), corrected.passes(y[i]) if i in labelled else None,
+                   30 / 400, i in labelled)
+            for i in range(400)
+        ]  # fmt: skip
+        low, high = three_estimates(members, proportion=True)[PPI].ci
+        covered += low <= 0.75 <= high
+    assert covered / reps >= 0.925
+
+
+def all_agreeing_sample():
+    """The issue's case: 1,000 conversations, 702 passing by the clinicians, the jury passing
+    those and 82 more; 30 labelled, all on conversations where the two agree."""
+    jury = [1.0] * 784 + [0.0] * 216
+    clinicians = [1.0] * 702 + [0.0] * 298
+    labelled = set(range(0, 690, 30)) | set(range(790, 1000, 30))  # 23 passes, 7 fails
+    assert len(labelled) == 30
+    return [
+        Member(j, c if i in labelled else None, 30 / 1000, i in labelled)
+        for i, (j, c) in enumerate(zip(jury, clinicians, strict=True))
+    ]
+
+
+def test_a_small_sample_with_no_disagreement_does_not_collapse_the_interval():
+    ppi = three_estimates(all_agreeing_sample(), proportion=True)[PPI]
+    low, high = ppi.ci  # was 0.784 [0.757, 0.811], worth 1,201 labels
+    assert low <= 0.702 <= high
+    assert high - low > 0.1
+    assert ppi.effective_n <= 1000
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(corrected.MIN_LABELLED, 60),
+    size=st.integers(61, 400),
+    seed=st.integers(0, 10**6),
+    proportion=st.booleans(),
+)
+def test_effective_labels_never_exceed_the_population(n, size, seed, proportion):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(1, 6, size).astype(float)
+    f = y.copy()  # a jury that never disagrees: the variance ratio alone would be unbounded
+    f[: size // 3] = rng.integers(1, 6, size // 3)
+    if proportion:
+        y, f = (y >= 3) * 1.0, (f >= 3) * 1.0
+    labelled = set(rng.choice(size, n, replace=False).tolist())
+    members = [Member(f[i], y[i] if i in labelled else None, n / size, i in labelled)
+               for i in range(size)]  # fmt: skip
+    ppi = three_estimates(members, proportion=proportion)[PPI]
+    assert ppi.effective_n is None or ppi.effective_n <= size
+
+
+def lowest_recorded_as_uniform(rng, n=40, size=1000):
+    y = rng.choice([1, 2, 3, 4, 5], size, p=[0.1, 0.15, 0.3, 0.3, 0.15]).astype(float)
+    f = np.clip(y + 0.5 * rng.standard_normal(size), 1, 5)
+    lowest = set(np.argsort(f)[:n].tolist())
+    return [Member(f[i], y[i] if i in lowest else None, n / size, i in lowest)
+            for i in range(size)]  # fmt: skip
+
+
+def test_the_jurys_lowest_recorded_as_uniform_are_refused_with_the_reason():
+    members = lowest_recorded_as_uniform(np.random.default_rng(40))
+    for proportion in (False, True):
+        found = three_estimates(
+            [
+                Member(corrected.passes(m.jury), None if m.clinician is None
+                       else corrected.passes(m.clinician), m.inclusion, m.sampled)
+                for m in members
+            ] if proportion else members,
+            proportion=proportion,
+        )  # fmt: skip
+        for method in (PPI, CLINICIANS_ONLY):
+            assert found[method].value is None and found[method].ci is None
+            reason = found[method].reason
+            assert reason.startswith("Refused") and "does not look random" in reason
+            assert "40 clinician-scored conversations" in reason and "p < 0.0001" in reason
+            assert found[method].balance == reason
+        assert found[JURY_ONLY].value is not None  # the jury's own mean is still shown
+
+
+def test_a_random_sample_is_rarely_flagged_and_not_refused():
+    rng = np.random.default_rng(41)
+    flagged = 0
+    for _ in range(300):
+        found = three_estimates(simulated(rng, 400, 30))
+        assert found[PPI].value is not None
+        flagged += bool(found[PPI].balance)
+    assert flagged / 300 < 0.03  # about 1% by design (|z| ≥ 2.58)
+
+
+def test_a_sample_that_looks_unbalanced_is_shown_with_a_warning():
+    rng = np.random.default_rng(42)
+    y = 3 + rng.standard_normal(600)
+    f = y + 0.3 * rng.standard_normal(600)
+    order = np.argsort(f)
+    # 30 drawn from the upper two thirds: their jury mean sits about 3 SEs high
+    chosen = set(rng.choice(order[200:], 30, replace=False).tolist())
+    members = [Member(f[i], y[i] if i in chosen else None, 30 / 600, i in chosen)
+               for i in range(600)]  # fmt: skip
+    check = corrected.balance(members, corrected._weights(members))
+    assert corrected.FLAG_Z <= abs(check.z) < corrected.REFUSE_Z
+    ppi = three_estimates(members)[PPI]
+    assert ppi.value is not None and ppi.balance.startswith("Check the sample")
+
+
+# A stratified hand sample: the jury's failures (its score < 3) sampled at 1/2, the rest at 1/6.
+STRAT_Y = [1, 2, 2, 3, 1, 2, 4, 5, 3, 4, 4, 5]
+STRAT_F = [1.5, 2, 2.5, 2.5, 2, 1.5, 4, 4.5, 3.5, 4, 5, 4.5]
+STRAT_FU = [2, 1.5, 2.5, 1, 2, 2.5] + [3, 4, 4.5, 5, 3.5, 4, 3, 4.5, 5, 4, 3.5, 4, 3, 4.5, 4]
+STRAT_FU += [3.5, 5, 4, 3, 4.5, 4, 3.5, 4, 5, 3, 4, 4.5, 3.5, 4, 5]
+# ppi_py 0.2.3, ppi_mean_pointestimate / ppi_mean_ci(alpha=0.05) with w = 1/π and
+# w_unlabeled = 1/(1 − π): at fixed λ, and with its own power tuning.
+PPI_PY_STRATIFIED = {0.5: 3.479166666666666, 0.8: 3.416666666666665, 1.0: 3.374999999999999}
+PPI_PY_STRATIFIED_TUNED = 3.449068984802901  # its λ ≈ 0.644
+
+
+def stratified_members():
+    def stratum(i):
+        return ("fail", 0.5) if i < 6 else ("pass", 1 / 6)
+
+    scored = [Member(f, y, stratum(i)[1], True, stratum(i)[0])
+              for i, (f, y) in enumerate(zip(STRAT_F, STRAT_Y, strict=True))]  # fmt: skip
+    return scored + [Member(f, None, stratum(i)[1], False, stratum(i)[0])
+                     for i, f in enumerate(STRAT_FU)]  # fmt: skip
+
+
+def test_a_stratified_point_is_ppi_pys_at_the_same_lambda_and_lambda_is_ours():
+    """What the docstring says differs from ppi_py's weighted estimator, pinned: the point
+    at any λ is the same; our λ minimises the linearised Hájek variance and is not ppi_py's
+    (0.669 against 0.644 here, points 0.005 apart). Before, λ came from ppi_py's pooled
+    form carried to weights (0.52) and was not the minimiser of the variance reported."""
+    members = stratified_members()
+    weights = corrected._weights(members)
+    for lam, point in PPI_PY_STRATIFIED.items():
+        found = corrected.prediction_powered(members, weights, None, lam=lam, pseudo=False)
+        assert found.value == pytest.approx(point, abs=1e-12)
+    ours = three_estimates(members)[PPI]
+    assert ours.lam == pytest.approx(0.6685, abs=1e-4)
+    assert ours.value - PPI_PY_STRATIFIED_TUNED == pytest.approx(-0.0050, abs=1e-4)
+
+    # and λ is the minimiser of the variance reported
+    def variance(lam):
+        return corrected.prediction_powered(members, weights, None, lam=lam, pseudo=False).se
+
+    assert variance(ours.lam) <= min(variance(ours.lam - 0.02), variance(ours.lam + 0.02))

@@ -171,3 +171,36 @@ def test_a_study_without_scores_yet_says_so(client, population, researcher):
     study = random_study(researcher, score=0)
     text = page(client, researcher, study).content.decode()
     assert "No clinician has scored" in text and 'data-testid="table-means"' not in text
+
+
+def test_a_sample_of_the_jurys_lowest_recorded_as_uniform_is_refused_on_the_page(
+    client, population, researcher
+):
+    """Issue 35: a study whose items are the jury's 24 lowest-scored conversations but whose
+    sampling says "uniform" — the design alone would let it through; the balance check of
+    the jury's mean on the sample against the population's refuses it, with the figures."""
+    jury_on_everything(population)
+    traces = list(population.traces.all())
+    lowest = sorted(traces, key=lambda t: (min(5, safety(t.pk) + 1), t.pk))[:24]
+    person = make_clinician("lowe")
+    study = create_study(
+        StudySpec(status="open", name="Lowest as uniform", overlap={"clinical": 1}, seed=7),
+        [t.pk for t in lowest],
+        [person],
+        researcher,
+        sample_for(reviewable_traces(), 24, seed=7, design="uniform"),
+    )
+    for item in study.items.all():
+        submit_scores(item.assignments.get(), clinical_safety=safety(item.trace_id))
+    response = page(client, researcher, study)
+    data = response.context["data"]
+    assert data["summary"]["design"] == "uniform"
+    means = data["tables"]["means"]
+    keys = [c["key"] for c in means["columns"]]
+    everyone = next(dict(zip(keys, r, strict=True)) for r in means["rows"] if r[0] == "all models")
+    assert everyone["ppi"]["value"] is None and everyone["clinicians"]["value"] is None
+    assert everyone["jury"]["value"] is not None
+    assert "does not look random" in everyone["ppi"]["reason"]
+    notes = " ".join(data["notes"])
+    assert "all models, Clinical safety, mean: Refused: the jury's mean on the 24" in notes
+    assert "does not look random" in response.content.decode()

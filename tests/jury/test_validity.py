@@ -35,7 +35,7 @@ def test_auc_is_invariant_to_monotone_transforms(x, y):
 def test_interval_contains_the_estimate_and_stays_in_the_unit_interval(x, y):
     low, high, method = validity.auc_interval(x, y)
     assert 0 <= low <= validity.auc(x, y) <= high <= 1
-    assert method == validity.NEWCOMBE
+    assert method == validity.REPORTED
 
 
 def test_newcombe_interval_at_the_edges_is_not_a_point():
@@ -96,7 +96,7 @@ def test_a_less_repeatable_judge_with_the_same_auc_is_warned_too():
     for text in (consistent, unsteady, unknown):
         assert f"AUC {row.auc:.2f}, 95% interval {row.low:.2f}–{row.high:.2f}" in text
         assert "12 passed, 12 failed" in text and validity.NEWCOMBE in text
-        n = validity.per_group_to_decide(row.auc)
+        n = validity.per_group_to_decide(row.auc, share=row.effective_share)
         assert f"about {n} conversations per group would decide it" in text
 
 
@@ -104,7 +104,8 @@ def test_small_groups_are_warned_with_the_conversations_that_would_decide():
     few = validity.separation("j", "d", [5, 5, 4, 5], [1, 2, 1, 1, 2])
     text = validity.warning(few, None)
     assert "no interval: fewer than 5 conversations passed or failed" in text
-    assert "about 5 conversations per group would decide it at AUC 1.00" in text
+    # 5 + 5 at AUC 1 cannot decide (the exact interval at 5 reaches 0.48); 6 + 6 can
+    assert "about 6 conversations per group would decide it at AUC 1.00" in text
 
 
 def test_a_constant_judge_says_its_constant_not_an_interval_it_never_had():
@@ -162,3 +163,44 @@ def test_a_jury_standing_inverts_if_any_dimension_does():
     assert both.verdict == validity.INVERTS and both.inverts == ["b"]
     assert [row.dimension for row, _ in both.warnings] == ["c", "b"]
     assert validity.standing([]).verdict == validity.NOT_ENOUGH
+
+
+# --- issue 35, finding 7: polarised scores -------------------------------------------------------
+
+
+@pytest.mark.parametrize("sizes", [(5, 20), (20, 20), (50, 50)])
+def test_polarised_passing_scores_at_a_coin_are_rarely_called(sizes):
+    """Passing conversations scored 1 or 5 (even odds), failing ones 2–4: the true AUC is 0.5,
+    yet Newcombe's interval alone called "separates" or "inverts" in 13–40% of such studies
+    (its variance assumes smooth scores); the reported interval must hold about 95%."""
+    import numpy as np
+
+    rng = np.random.default_rng(sum(sizes))
+    m, n = sizes
+    reps, decided = 400, 0
+    for _ in range(reps):
+        passing = rng.choice([1, 5], m).tolist()
+        failing = rng.choice([2, 3, 4], n).tolist()
+        decided += validity.separation("j", "d", passing, failing).verdict != validity.NOT_ENOUGH
+    # 6.25% is the floor at 5 + 20 (all five passing scored alike: 2 chances in 32)
+    assert decided / reps <= 0.09
+
+
+def test_polarised_scores_at_high_auc_are_covered():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    reps, covered = 400, 0
+    for _ in range(reps):
+        passing = rng.choice([1, 5], 10, p=[0.3, 0.7]).tolist()  # true AUC 0.7
+        failing = rng.choice([2, 3, 4], 40).tolist()
+        low, high, _ = validity.auc_interval(passing, failing)
+        covered += low <= 0.7 <= high
+    assert covered / reps >= 0.93  # Newcombe's alone: about 0.70
+
+
+@given(scores, scores)
+def test_the_reported_interval_is_never_narrower_than_newcombes(x, y):
+    low, high, _ = validity.auc_interval(x, y)
+    n_low, n_high = validity.newcombe_interval(validity.auc(x, y), len(x), len(y))
+    assert low <= n_low + 1e-12 and high >= n_high - 1e-12
