@@ -46,16 +46,21 @@ def launch(office_suite, model) -> Run:
     return launch_run(suite=office_suite, models=[model], repetitions=REPETITIONS)  # sent now
 
 
+def wait_for_work_under_way(run: Run, held: int) -> None:
+    """Some traces done and at least `held` running: a kill now lands mid-run."""
+    wait_until(
+        lambda: progress(run.pk)["done"] >= 3 and len(running_claims(run)) >= held,
+        90,
+        f"{held} or more traces running after 3 done",
+        run,
+    )
+
+
 @pytest.mark.parametrize("pool", ["threads", "prefork"])
 def test_a_killed_worker_leaves_no_run_stuck(workers, office_suite, slow_model, pool):
     first = workers.start("first", pool=pool, concurrency=4 if pool == "threads" else 2)
     run = launch(office_suite, slow_model)
-    wait_until(
-        lambda: progress(run.pk)["done"] >= 3 and len(running_claims(run)) >= 2,
-        90,
-        "traces running on the first worker",
-        run,
-    )
+    wait_for_work_under_way(run, held=2)
     workers.kill(first)  # SIGKILL, pool and all: it acknowledges nothing, tells nobody
     lost = claims_left_by(run, dead=lambda holder: True)  # no other worker is running yet
     assert lost, "the worker held no trace when it was killed"
@@ -92,12 +97,7 @@ def test_a_prefork_worker_whose_main_process_is_killed_leaves_no_run_stuck(
     first = workers.start("parent", pool="prefork", concurrency=2)
     children = pool_children(first, 2)
     run = launch(office_suite, slow_model)
-    wait_until(
-        lambda: progress(run.pk)["done"] >= 3 and len(running_claims(run)) >= 1,
-        90,
-        "traces running on the pool",
-        run,
-    )
+    wait_for_work_under_way(run, held=1)
     held = set(running_claims(run))
     os.kill(first.pid, signal.SIGKILL)  # the main process only, a process this test started
     first.wait(timeout=30)

@@ -37,6 +37,10 @@ def scored_by_panel(django_db_setup, django_db_blocker):
         yield {"run": run, "panel": panel, "jury_run": jury_run}
 
 
+def leaderboard_url(world) -> str:
+    return reverse("jury_leaderboard", args=[world["run"].pk, world["panel"].pk])
+
+
 def jury_urls(world) -> list[tuple[str, str]]:
     run, panel, jury_run = world["run"], world["panel"], world["jury_run"]
     trace = run.traces.first()
@@ -54,7 +58,7 @@ def jury_urls(world) -> list[tuple[str, str]]:
         (reverse("jury_run_resume", args=[jury_run.pk]), "post"),
         (reverse("jury_verdicts", args=[run.pk, panel.pk]), "get"),
         (reverse("jury_conversation", args=[run.pk, panel.pk, trace.pk]), "get"),
-        (reverse("jury_leaderboard", args=[run.pk, panel.pk]), "get"),
+        (leaderboard_url(world), "get"),
     ]
 
 
@@ -247,9 +251,7 @@ class TestScoredRun:
         self, client, researcher, scored_by_panel
     ):
         client.force_login(researcher)
-        url = reverse(
-            "jury_leaderboard", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
-        )
+        url = leaderboard_url(scored_by_panel)
         body = client.get(url).content.decode()
         assert "sim-steady" in body and "sim-jittery" in body
         assert re.search(r"\d\.\d\d \[\d+%\]", body)  # mean [pass%]
@@ -264,9 +266,7 @@ class TestScoredRun:
         self, client, researcher, scored_by_panel
     ):
         client.force_login(researcher)
-        url = reverse(
-            "jury_leaderboard", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
-        )
+        url = leaderboard_url(scored_by_panel)
         body = client.get(url).content.decode()
         listed = re.search(r'data-testid="breakdown-attributes">(.*?)</p>', body, re.S).group(1)
         labels = re.findall(r">([^<>·]+)<", listed)
