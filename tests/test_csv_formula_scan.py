@@ -119,6 +119,7 @@ def served_csvs(client, world) -> dict[str, str]:
     return files
 
 
+@pytest.mark.slow  # ~60 s: two runs, every dashboard under five breakdowns, the bundle
 def test_every_served_csv_defuses_every_planted_formula(client, researcher, hostile_world):
     client.force_login(researcher)
     files = served_csvs(client, hostile_world)
