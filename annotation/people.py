@@ -115,9 +115,14 @@ def invite(
 
 def new_link(clinician: Clinician, actor, site_url: str) -> Invitation:
     """Another set-password link for someone who has not set a password yet (lost mail,
-    expired link); an account with a password gets none, so this cannot take one over."""
+    expired link), which replaces the earlier ones; an account with a password gets none, so
+    this cannot take one over."""
     if clinician.user.has_usable_password():
         raise PeopleError(f"{clinician.code} has already set a password.")
+    # A fresh unusable password: the token hashes it, so every earlier link (the one in the
+    # lost mail, wherever it went) stops working and only the new one sets a password.
+    clinician.user.set_unusable_password()
+    clinician.user.save(update_fields=["password"])
     link = set_password_link(clinician.user, site_url)
     audit.record(actor, "invitation_renewed", clinician=clinician.code)
     return Invitation(clinician, link, send_invitation(clinician, link))

@@ -15,6 +15,7 @@ from django.utils.csp import CSP
 
 from config.client_address import TrustedProxies
 from patientagentbench.env import env_bool, env_floats, env_int, env_list, env_str
+from patientagentbench.mailed_links import configured_site_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PAB_VAR_DIR", str(BASE_DIR / "var")))
@@ -38,6 +39,9 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-development-key-only-for-debug"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Where mailed links (invitations, password resets) point, never the request's Host header
+# (patientagentbench.mailed_links): e.g. https://pab.example.org.
+SITE_URL = configured_site_url(env_str("PAB_SITE_URL"), debug=DEBUG, allowed_hosts=ALLOWED_HOSTS)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -286,6 +290,11 @@ EMAIL_HOST, EMAIL_PORT = _MAIL["host"], _MAIL["port"]
 EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _MAIL["user"], _MAIL["password"]
 EMAIL_USE_TLS, EMAIL_USE_SSL = _MAIL["tls"], _MAIL["ssl"]
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
+# Password-reset mails an hour (config.accounts): to one email address, and asked for from one
+# client address. Past either, the page answers as always and sends nothing, so it can neither
+# flood someone's inbox nor tell which emails have accounts.
+PASSWORD_RESET_MAILS_PER_EMAIL = env_int("PAB_RESET_MAILS_PER_EMAIL", 3)
+PASSWORD_RESET_REQUESTS_PER_ADDRESS = env_int("PAB_RESET_REQUESTS_PER_ADDRESS", 20)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "PatientAgentBench <noreply@localhost>")
 SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 

@@ -1,10 +1,22 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from config import accounts
 from patientagentbench.views import case_sets, home, imports, models, reports, runs
 
 urlpatterns = [
     path("", home.home, name="home"),
+    # Before Django's own: the same names, with the guards of config.accounts.
+    path(
+        "accounts/password_reset/",
+        accounts.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        accounts.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("models/", models.model_list, name="model_list"),
     path("models/new/", models.model_edit, name="model_create"),

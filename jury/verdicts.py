@@ -38,6 +38,7 @@ from jury.pure import aggregate, validity
 from jury.pure.aggregate import EXCLUDED_STATUSES, PanelScore, WeightedScore
 from jury.pure.consistency import compare_versions, retest
 from patientagentbench.cache import memo
+from patientagentbench.cases.attribute_labels import banded
 from patientagentbench.models import ModelConfig, Run, Trace
 from ratings.rubric import Rubric, cached_rubric
 from ratings.scale import PASS_THRESHOLD
@@ -371,7 +372,7 @@ def leaderboard_rows(conversations: Iterable[ConversationVerdict]) -> list[dict]
             "dimension": d.dimension,
             "score": d.panel.score,
             "passed": d.panel.passed,
-            "attributes": c.attributes,
+            "attributes": banded(c.attributes),
         }
         for c in conversations
         for d in c.dimensions
@@ -414,7 +415,8 @@ def breakdown_attributes(conversations: Iterable[ConversationVerdict]) -> list[s
     """Attributes with at least two values across these conversations, common ones first."""
     values: dict[str, set[str]] = defaultdict(set)
     for conversation in conversations:
-        for key, value in conversation.attributes.items():
+        # Ages in bands and no separate age group (the same thing), as the dashboards read them.
+        for key, value in banded(conversation.attributes).items():
             items = value if isinstance(value, list | tuple) else [value]
             values[key].update(str(v) for v in items)
     preferred = ["category", "subtask", "severity", "personality", "care_preference"]
@@ -446,7 +448,8 @@ def _cache_key(kind: str, panel: Panel, run: Run | int, seed: int) -> tuple[str,
         # Row ids repeat across databases (tests, a fresh demo); creation times do not.
         newest=Max("created_at"),
     )
-    key = f"jury:{kind}:{panel.pk}:{getattr(run, 'pk', run)}:{seed}:{panel.aggregation}"
+    # v2: ages in bands and intervals of zero width withheld; pages cached before are stale.
+    key = f"jury:v2:{kind}:{panel.pk}:{getattr(run, 'pk', run)}:{seed}:{panel.aggregation}"
     return hashlib.sha256(key.encode()).hexdigest(), hashlib.sha256(
         repr(state).encode()
     ).hexdigest()

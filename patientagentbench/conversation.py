@@ -55,8 +55,9 @@ END_REASON_LABELS: dict[str, tuple[str, bool]] = {
 
 def describe_end(reason: str) -> tuple[str, bool]:
     """(label, hit a limit) of a stored end reason; one this code no longer knows (an old
-    or imported trace's) is shown as written."""
-    return END_REASON_LABELS.get(reason, (reason.replace("_", " "), False))
+    or imported trace's) is shown as written: "agent_gave_up" is the importer's word, and
+    turning it into "agent gave up" would make it read as ours."""
+    return END_REASON_LABELS.get(reason, (reason, False))
 
 
 class UserSide(Protocol):

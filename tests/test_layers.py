@@ -68,6 +68,7 @@ PIPELINE_FLOORS = (
     # Leaves: configuration helpers, the agent's prompts, the transcript view, the providers.
     (
         "env",
+        "mailed_links",
         "cache",
         "csv_safe",
         "log_filters",

@@ -14,6 +14,7 @@ from annotation import people as people_service
 from annotation.models import Clinician
 from annotation.studies import StudyError
 from annotation.views.research_forms import InviteForm, ProfileForm
+from patientagentbench.mailed_links import no_referrer, site_url
 from patientagentbench.roles import STAFF_ROLES, role_required, roles_of
 
 SHOWN_ONCE = "research_invite_link"
@@ -32,22 +33,21 @@ def people(request):
                 specialty=data["specialty"],
                 years=data["years"],
                 actor=request.user,
-                site_url=request.build_absolute_uri("/"),
+                site_url=site_url(request),
             )
         except people_service.PeopleError as exc:
             form.add_error("email", str(exc))
         else:
             _show_link_once(request, invitation)
             return redirect("research_people")
-    return render(
+    invitation = request.session.pop(SHOWN_ONCE, None)
+    response = render(
         request,
         "annotation/research/people.html",
-        {
-            "people": people_service.people(),
-            "form": form,
-            "invitation": request.session.pop(SHOWN_ONCE, None),
-        },
+        {"people": people_service.people(), "form": form, "invitation": invitation},
     )
+    # The page then holds a live set-password link; nothing it leads to learns its address.
+    return no_referrer(response) if invitation else response
 
 
 def _clinician_to_manage(pk) -> Clinician:
@@ -151,9 +151,7 @@ def person_reactivate(request, pk):
 def person_new_link(request, pk):
     clinician = _clinician_to_manage(pk)
     try:
-        invitation = people_service.new_link(
-            clinician, request.user, request.build_absolute_uri("/")
-        )
+        invitation = people_service.new_link(clinician, request.user, site_url(request))
     except people_service.PeopleError as exc:
         messages.error(request, str(exc))
     else:

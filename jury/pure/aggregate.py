@@ -23,6 +23,7 @@ from typing import Any
 
 from statsmodels.stats.proportion import proportion_confint
 
+from patientagentbench.analysis.headline import Minimum, interval_withheld
 from patientagentbench.analysis.statistics import bootstrap_ci
 from ratings.rating import NO_SCORE_STATUSES as EXCLUDED_STATUSES
 from ratings.rating import OK as OK
@@ -187,6 +188,9 @@ class MeanCI:
     ci_high: float | None
     n: int  # conversations with a value
     n_missing: int  # conversations without one (every judge left out, or no dimension)
+    # Why there is no interval where one was drawn: every resample gave the same mean, and
+    # "4.00–4.00" would read as a certainty no sample gives.
+    withheld: str = ""
 
 
 @dataclass(frozen=True)
@@ -314,6 +318,10 @@ def wilson(successes: int, trials: int, level: float = LEVEL) -> tuple[float | N
     return float(low), float(high)
 
 
+# Only a zero width withholds a leaderboard interval here (the bootstrap's own n rules stand).
+ANY_N = Minimum(0, "")
+
+
 def _mean_ci(values: list[float | None], seed, n_resamples, level) -> MeanCI:
     present = [v for v in values if v is not None]
     missing = len(values) - len(present)
@@ -321,12 +329,16 @@ def _mean_ci(values: list[float | None], seed, n_resamples, level) -> MeanCI:
         return MeanCI(None, None, None, 0, missing)
     interval = bootstrap_ci(present, n=n_resamples, seed=seed, level=level)
     low, high = interval["ci_low"], interval["ci_high"]
+    withheld = "" if low is None else interval_withheld(low, high, len(present), ANY_N)
+    if withheld:
+        low = high = None
     return MeanCI(
         mean=statistics.fmean(present),
         ci_low=None if low is None else float(low),
         ci_high=None if high is None else float(high),
         n=len(present),
         n_missing=missing,
+        withheld=withheld,
     )
 
 

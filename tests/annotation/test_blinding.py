@@ -17,11 +17,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation import adjudication, reviewing
-from annotation.models import Assignment, Clinician, Item, Qualification, Study
+from annotation.models import Assignment, Clinician, Item, Study
 from annotation.studies import StudySpec, create_study
 from patientagentbench.interchange.importer import import_bytes
 from patientagentbench.models import ModelConfig, Run, Trace
 from patientagentbench.suites.case_sets import create_case_set
+from tests.annotation.consensus import next_round, qualify
 from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
@@ -298,26 +299,14 @@ def _consensus_round_for_me(world, researcher) -> Study:
     """A round on the earlier round's conversations, for me alone, whose references are the
     consensus of the other (qualified) clinician's scores, with feedback shown at once."""
     other, calibration = world["other"], world["calibration"]
-    Qualification.objects.create(
-        clinician=other,
-        round=calibration,
-        rubric_name=calibration.rubric_name,
-        rubric_version=calibration.rubric_version,
-        track=other.track,
-        results={},
-        passed=True,
-    )
-    target = create_study(
-        StudySpec(
-            status="open",
-            name="Consensus round",
-            kind=Study.Kind.CALIBRATION,
-            overlap={"clinical": 1, "operations": 1},
-            feedback=Study.Feedback.IMMEDIATE,
-        ),
-        list(calibration.items.values_list("trace_id", flat=True)),
+    qualify(other, calibration)
+    target = next_round(
+        calibration.items.values_list("trace_id", flat=True),
         [world["me"]],
         researcher,
+        name="Consensus round",
+        overlap={"clinical": 1, "operations": 1},
+        status="open",
     )
     assert adjudication.adopt_consensus(target, calibration, researcher).adopted == 2
     return target

@@ -33,6 +33,7 @@ from annotation.urls_research import urlpatterns
 from jury.models import Panel
 from patientagentbench.roles import CLINICIAN
 from patientagentbench.suites.case_sets import create_case_set
+from tests.annotation.consensus import qualify
 from tests.finished_runs import simulated_run
 
 pytestmark = pytest.mark.django_db
@@ -694,18 +695,6 @@ def _round_from(client, source, clinicians):
     )
 
 
-def _qualify(clinician, round_):
-    Qualification.objects.create(
-        clinician=clinician,
-        round=round_,
-        rubric_name=round_.rubric_name,
-        rubric_version=round_.rubric_version,
-        track=clinician.track,
-        results={},
-        passed=True,
-    )
-
-
 def test_a_consensus_counts_only_qualified_clinicians_and_says_what_it_left_out(
     client, researcher, scored_round
 ):
@@ -722,7 +711,7 @@ def test_a_consensus_resting_on_one_qualified_clinician_is_flagged(
     client, researcher, scored_round
 ):
     study, close, far = scored_round
-    _qualify(close, study)
+    qualify(close, study)
     client.force_login(researcher)
     body = _round_from(client, study, [close, far]).content.decode()
     second = Study.objects.get(name="Round 2")

@@ -5,8 +5,9 @@ the messages say what it left out, and the clinician's feedback names nobody."""
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import Qualification, Study
+from annotation.models import Study
 from annotation.studies import StudySpec, create_study
+from tests.annotation.consensus import next_round, qualify
 from tests.annotation.test_research_views import submit_scores
 from tests.annotation.test_review_views import make_clinician
 from tests.browser.conftest import log_in, screenshot
@@ -32,18 +33,6 @@ def _scored_round(traces, researcher, scorers):
     return source
 
 
-def _qualify(clinician, round_):
-    Qualification.objects.create(
-        clinician=clinician,
-        round=round_,
-        rubric_name=round_.rubric_name,
-        rubric_version=round_.rubric_version,
-        track=clinician.track,
-        results={},
-        passed=True,
-    )
-
-
 def test_a_consensus_is_adopted_with_its_basis_shown_and_reaches_clinicians_unnamed(
     page,
     live_server,
@@ -54,19 +43,9 @@ def test_a_consensus_is_adopted_with_its_basis_shown_and_reaches_clinicians_unna
     traces = list(conversations.traces.order_by("pk").values_list("pk", flat=True)[:4])
     source = _scored_round(traces, researcher, scorers)
     for clinician in scorers[:2]:
-        _qualify(clinician, source)
+        qualify(clinician, source)
     newcomers = [make_clinician("new-1"), make_clinician("new-2")]
-    target = create_study(
-        StudySpec(
-            name="Round B",
-            kind=Study.Kind.CALIBRATION,
-            overlap={"clinical": 2},
-            feedback=Study.Feedback.IMMEDIATE,
-        ),
-        traces,
-        newcomers,
-        researcher,
-    )
+    target = next_round(traces, newcomers, researcher, name="Round B", overlap={"clinical": 2})
     log_in(page, live_server, researcher.username)
     page.goto(f"{live_server.url}/research/studies/{target.pk}/references/")
     basis = page.get_by_test_id("consensus-basis")

@@ -115,7 +115,10 @@ class Workers:
 
     def stop_all(self) -> None:
         for process in self.processes:
-            _signal_group(process, signal.SIGTERM)
+            # The main process alone: it stops its own pool. SIGTERM to a prefork child makes
+            # the main process fork a replacement, and its shutdown waited ~10 s for those.
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
         for process in self.processes:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=20)
@@ -130,11 +133,13 @@ def _signal_group(process: subprocess.Popen, sig: int) -> None:
         os.killpg(process.pid, sig)
 
 
-def wait_until(condition, timeout: float, what: str, run: Run) -> None:
+def wait_until(condition, timeout: float, what: str, run: Run | None) -> None:
+    """Poll `condition`; on timeout fail naming `what` (and the run's progress, if any)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            pytest.fail(f"{what} did not happen within {timeout} s: {progress(run.pk)}")
+            state = f": {progress(run.pk)}" if run else ""
+            pytest.fail(f"{what} did not happen within {timeout} s{state}")
         time.sleep(0.1)
 
 
@@ -156,3 +161,25 @@ def running_claims(run: Run) -> dict[int, str]:
     return dict(
         Trace.objects.filter(run=run, status=Trace.Status.RUNNING).values_list("pk", "worker")
     )
+
+
+def pool_children(worker: subprocess.Popen, concurrency: int) -> list[int]:
+    """The pids of a prefork worker's children, once it has forked them all."""
+    path = f"/proc/{worker.pid}/task/{worker.pid}/children"
+    found: list[int] = []
+    deadline = time.monotonic() + 30
+    while len(found) < concurrency and time.monotonic() < deadline:
+        with open(path) as listing:
+            found = [int(pid) for pid in listing.read().split()]
+        time.sleep(0.1)
+    assert found, "the pool forked no children"
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running still (a zombie has exited: only its entry is left to reap)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[-1][0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -158,6 +158,26 @@ def test_leaderboard_orders_models_and_reports_intervals():
     assert cell.label == "2.40 [40%]"
 
 
+def test_a_mean_every_resample_agrees_on_has_no_interval_and_says_why():
+    rows = rows_for("same", [4, 4, 4]) + rows_for("varied", [1, 5, 3])
+    same, varied = (r.dimensions["clinical_safety"].mean for r in leaderboard(rows, WEIGHTS))
+    assert (same.mean, same.ci_low, same.ci_high) == (4.0, None, None)
+    assert same.withheld == "not enough evidence for an interval: all 3 values are the same"
+    assert varied.ci_low < varied.ci_high and varied.withheld == ""
+
+
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=12), st.integers(0, 3))
+def test_a_leaderboard_interval_is_never_a_single_point(scores, seed):
+    (row,) = leaderboard(rows_for("m", scores), WEIGHTS, seed=seed, n_resamples=200)
+    for figure in (row.aggregate, row.dimensions["clinical_safety"].mean):
+        if figure.ci_low is None:
+            assert figure.withheld or figure.n < 2
+        else:
+            assert figure.ci_high - figure.ci_low > 1e-12 and not figure.withheld
+    if len(set(scores)) == 1 and len(scores) >= 2:
+        assert row.aggregate.ci_low is None and "the same" in row.aggregate.withheld
+
+
 def test_leaderboard_is_seeded():
     rows = rows_for("m", [1, 2, 3, 4, 5, 5, 4, 2])
     first = leaderboard(rows, WEIGHTS, seed=7, n_resamples=300)

@@ -37,6 +37,10 @@ def scored_by_panel(django_db_setup, django_db_blocker):
         yield {"run": run, "panel": panel, "jury_run": jury_run}
 
 
+def leaderboard_url(world) -> str:
+    return reverse("jury_leaderboard", args=[world["run"].pk, world["panel"].pk])
+
+
 def jury_urls(world) -> list[tuple[str, str]]:
     run, panel, jury_run = world["run"], world["panel"], world["jury_run"]
     trace = run.traces.first()
@@ -54,7 +58,7 @@ def jury_urls(world) -> list[tuple[str, str]]:
         (reverse("jury_run_resume", args=[jury_run.pk]), "post"),
         (reverse("jury_verdicts", args=[run.pk, panel.pk]), "get"),
         (reverse("jury_conversation", args=[run.pk, panel.pk, trace.pk]), "get"),
-        (reverse("jury_leaderboard", args=[run.pk, panel.pk]), "get"),
+        (leaderboard_url(world), "get"),
     ]
 
 
@@ -247,9 +251,7 @@ class TestScoredRun:
         self, client, researcher, scored_by_panel
     ):
         client.force_login(researcher)
-        url = reverse(
-            "jury_leaderboard", args=[scored_by_panel["run"].pk, scored_by_panel["panel"].pk]
-        )
+        url = leaderboard_url(scored_by_panel)
         body = client.get(url).content.decode()
         assert "sim-steady" in body and "sim-jittery" in body
         assert re.search(r"\d\.\d\d \[\d+%\]", body)  # mean [pass%]
@@ -259,6 +261,27 @@ class TestScoredRun:
         assert partial.lstrip().startswith('<div id="breakdown"') and "Severity: " in partial
         assert "<html" not in partial
         assert client.get(url, {"by": "nonsense"}).status_code == 404
+
+    def test_leaderboard_breaks_down_by_age_once_in_bands_and_prints_no_point_interval(
+        self, client, researcher, scored_by_panel
+    ):
+        client.force_login(researcher)
+        url = leaderboard_url(scored_by_panel)
+        body = client.get(url).content.decode()
+        listed = re.search(r'data-testid="breakdown-attributes">(.*?)</p>', body, re.S).group(1)
+        labels = re.findall(r">([^<>·]+)<", listed)
+        assert "Age" in labels and "Age group" not in labels
+        assert len(labels) == len(set(labels))
+        by_age = client.get(url, {"by": "age"}, HTTP_HX_REQUEST="true").content.decode()
+        groups = re.findall(r'breakdown-group">Age: ([^<]+)<', by_age)
+        assert groups and set(groups) <= {"under 18", "18–29", "30–44", "45–64", "65+"}
+        pages = [body, by_age] + [
+            client.get(url, {"by": key}, HTTP_HX_REQUEST="true").content.decode()
+            for key in ("severity", "subtask")
+        ]
+        shown = "".join(pages)
+        assert not re.search(r"(\d\.\d\d)–\1\b", shown), "an interval of zero width"
+        assert 'data-testid="interval-withheld">mean: not enough evidence' in shown
 
     def test_no_page_a_clinician_can_reach_names_the_jury(self, client, clinician, scored_by_panel):
         """Crawl every same-site link a clinician is shown, from the home page down."""

@@ -165,4 +165,4 @@ def test_a_call_repeated_with_other_arguments_between_is_not_a_loop():
 def test_every_end_reason_has_words_and_an_unknown_one_is_shown_as_written():
     assert set(END_REASON_LABELS) == set(EndReason)
     assert describe_end(EndReason.MAX_TURNS) == ("hit the turn limit", True)
-    assert describe_end("some_old_reason") == ("some old reason", False)
+    assert describe_end("some_old_reason") == ("some_old_reason", False)

@@ -120,6 +120,34 @@ def test_the_end_reason_is_in_the_run_pages_words_on_the_trace_page(
 
 
 @pytest.mark.django_db
+def test_an_imported_end_reason_and_tool_names_are_shown_verbatim_and_escaped(
+    client, researcher, scenario_trace
+):
+    """An end reason this code does not know (an import's) is the importer's text: shown as
+    written, underscores and all, never reworded into words that read as ours."""
+    imported = "agent_gave_up_<b>early</b>"
+    call = {"id": "t9", "name": "lookup_patient_chart", "arguments": {"field": "blood_type"}}
+    Trace.objects.filter(pk=scenario_trace.pk).update(
+        end_reason=imported,
+        messages=scenario_trace.messages
+        + [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "content": "chart_not_found", "tool_call_id": "t9", "status": "ok"},
+        ],
+        side_effects=[{"kind": "fax_sent_v2", "to_number": "clinic_fax_line"}],
+    )
+    body = page(client, researcher, scenario_trace)
+    assert "<b>agent_gave_up_&lt;b&gt;early&lt;/b&gt;</b>" in body
+    assert "agent gave up" not in body and "<b>early</b>" not in body
+    for text in ("lookup_patient_chart", "blood_type", "chart_not_found", "clinic_fax_line"):
+        assert text in body and text.replace("_", " ") not in body.lower(), text
+    assert '<code class="small muted">fax_sent_v2</code>' in body
+    run_page = client.get(reverse("run_detail", args=[scenario_trace.run_id])).content.decode()
+    assert "(agent_gave_up_&lt;b&gt;early&lt;/b&gt;)" in run_page
+    assert "agent gave up" not in run_page
+
+
+@pytest.mark.django_db
 def test_a_thread_of_echoes_lists_the_first_twenty_and_counts_the_rest(
     client, researcher, scenario_trace
 ):
