@@ -11,20 +11,19 @@ import json
 import os
 import stat
 import time
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.html import escape
 
 from patientagentbench.interchange import import_jobs, importer, staging
 from patientagentbench.interchange.importer import sha256_of
 from patientagentbench.models import ImportJob, Run, Suite, Task, Trace
+from patientagentbench.runs import workers
 from patientagentbench.runs.claims import claim_row
-from patientagentbench.runs.jobs import requeue_lost
+from tests.factories import heard, silent
 from tests.patientagentbench.interchange.test_import_validation import CONVERSATIONS, RELEASE, jsonl
 
 pytestmark = pytest.mark.django_db
@@ -167,29 +166,30 @@ def test_a_task_delivered_twice_checks_once_and_imports_once(staff, jobs_sent):
 def test_an_import_taken_back_from_a_worker_presumed_dead_is_written_once(
     staff, jobs_sent, monkeypatch
 ):
-    """The heartbeat takes the job back while the first worker is still reading; that worker
-    then writes nothing, and the job's second claim makes the one run."""
+    """A worker goes silent while reading; a live worker's heartbeat takes the job back and
+    sends it again. The silent worker then writes nothing (its claim is gone), and the job's
+    second claim makes the one run."""
     job = checked(staff, jobs_sent, "traces.jsonl", TWO_REPETITIONS)
     confirm(staff, job)
-    real_parse, presumed_dead = import_jobs.parse_bytes, []
+    silent_worker = heard("quiet@box#1#aa")
+    real_parse = import_jobs.parse_bytes
 
-    def parse_then_lose_the_claim(raw, progress):
+    def parse_then_go_quiet(raw, progress):
         parsed = real_parse(raw, progress)
-        if not presumed_dead:
-            presumed_dead.append(1)
-            an_hour_ago = timezone.now() - timedelta(hours=1)
-            ImportJob.objects.filter(pk=job.pk).update(worker="gone", started_at=an_hour_ago)
-            assert requeue_lost(import_jobs.IMPORTS, live=[]) == 1
+        if ImportJob.objects.get(pk=job.pk).attempts == 2:  # the first import claim
+            silent(silent_worker)
+            with staff.committing(execute=True):
+                workers.recover_lost_work()  # a live worker's heartbeat
         return parsed
 
-    monkeypatch.setattr(import_jobs, "parse_bytes", parse_then_lose_the_claim)
-    work(jobs_sent)  # the first delivery: taken back after reading, writes nothing
-    assert not Run.objects.exists()
+    monkeypatch.setattr(import_jobs, "parse_bytes", parse_then_go_quiet)
+    import_jobs.run_import_job(jobs_sent.pop(), worker=silent_worker)
+    assert not Run.objects.exists() and set(jobs_sent) == {job.pk}  # taken back, sent again
     job.refresh_from_db()
-    assert job.status == ImportJob.Status.QUEUED
-    import_jobs.run_import_job(job.pk, worker="")  # the resent message
+    assert (job.status, job.worker) == ("queued", "")
+    work(jobs_sent)
     job.refresh_from_db()
-    assert job.status == ImportJob.Status.DONE and Run.objects.count() == 1
+    assert (job.status, job.attempts) == ("done", 3) and Run.objects.count() == 1
 
 
 def test_a_bad_record_half_way_is_one_line_and_nothing_is_written_or_kept(staff, jobs_sent):
