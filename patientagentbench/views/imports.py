@@ -25,6 +25,8 @@ from patientagentbench.roles import STAFF_ROLES, role_required
 from patientagentbench.runs.jobs import broker_away
 from patientagentbench.runs.workers import worker_alive
 
+RECENT_IMPORTS = 10
+
 
 class UploadForm(forms.Form):
     file = forms.FileField(
@@ -55,7 +57,8 @@ class UploadForm(forms.Form):
 def import_upload(request):
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method != "POST" or not form.is_valid():
-        return render(request, "runs/import.html", {"form": form}, status=_status(request))
+        context = {"form": form, "recent": _recent()}
+        return render(request, "runs/import.html", context, status=_status(request))
     upload, again = form.cleaned_data["file"], form.cleaned_data["again"]
     digest, size = staging.stage(upload.chunks())  # chunk by chunk: never the whole file here
     try:
@@ -65,7 +68,7 @@ def import_upload(request):
         discard_staged(digest)
         earlier = Run.objects.filter(source_sha256=digest).order_by("pk").first()
         problem = one_line(f"{upload.name}: {exc}. Nothing was imported.")
-        context = {"form": form, "problem": problem, "earlier": earlier}
+        context = {"form": form, "problem": problem, "earlier": earlier, "recent": _recent()}
         return render(request, "runs/import.html", context, status=400)
     job = start_import(
         sha256=digest,
@@ -108,6 +111,11 @@ def import_confirm(request, pk):
     elif job.unsent:
         messages.warning(request, broker_away(IMPORTS, job))
     return redirect("import_status", pk=job.pk)
+
+
+def _recent():
+    """The latest imports, so a check waiting for its confirmation is found again."""
+    return ImportJob.objects.select_related("created_by")[:RECENT_IMPORTS]
 
 
 def _status(request) -> int:

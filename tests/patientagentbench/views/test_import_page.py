@@ -397,3 +397,11 @@ def test_a_job_is_claimed_once_by_the_shared_lifecycle(staff, jobs_sent):
     job = ImportJob.objects.get()
     assert claim_row(ImportJob.objects.all(), job.pk, "w1") is not None
     assert claim_row(ImportJob.objects.all(), job.pk, "w2") is None
+
+
+def test_the_upload_page_lists_recent_imports_to_find_a_check_waiting(staff, jobs_sent):
+    job = checked(staff, jobs_sent, "traces<script>.jsonl", TWO_REPETITIONS)
+    text = staff.get(reverse("import_upload")).content.decode()
+    assert reverse("import_status", args=[job.pk]) in text
+    assert "checked: waiting for confirmation" in text
+    assert "traces&lt;script&gt;.jsonl" in text and "<script>.jsonl" not in text
