@@ -10,6 +10,8 @@ from tests.browser.conftest import log_in, screenshot
 from tests.patientagentbench.interchange.test_import_validation import jsonl
 
 pytestmark = pytest.mark.browser
+# A worker thread checks or imports the file while the page polls; a loaded machine is slow.
+WORKER_S = 60_000
 
 
 def test_researcher_imports_a_file_through_its_background_check_and_import(
@@ -27,14 +29,16 @@ def test_researcher_imports_a_file_through_its_background_check_and_import(
     assert page.url.endswith(f"/runs/import/{job.pk}/")
     expect(page.locator("h1")).to_have_text("Import of epochs.jsonl")
     preview = page.get_by_test_id("import-preview")  # polled in once the worker checked it
-    expect(preview).to_contain_text("trace JSONL")
+    expect(preview).to_contain_text("trace JSONL", timeout=WORKER_S)
     expect(page.get_by_test_id("preview-traces")).to_have_text("3")
     expect(preview).to_contain_text("zephyr-quokka-99b")
     assert Run.objects.count() == 0
     screenshot(page, "import-preview")
     page.get_by_test_id("import-confirm").click()
     done = page.get_by_test_id("import-done")
-    expect(done).to_contain_text("Imported 3 traces (0 errored) in 1 cells from epochs.jsonl.")
+    expect(done).to_contain_text(
+        "Imported 3 traces (0 errored) in 1 cells from epochs.jsonl.", timeout=WORKER_S
+    )
     screenshot(page, "import-done")
     run = Run.objects.get()
     page.get_by_test_id("import-run").click()
@@ -55,7 +59,7 @@ def test_a_bad_file_ends_on_one_line_with_nothing_imported(
     page.get_by_label("Transcript file").set_input_files(str(file))
     page.get_by_role("button", name="Preview the import").click()
     problem = page.get_by_test_id("import-problem")
-    expect(problem).to_contain_text("bad.jsonl: line 2, field 'model'")
+    expect(problem).to_contain_text("bad.jsonl: line 2, field 'model'", timeout=WORKER_S)
     expect(problem).to_contain_text("Nothing was imported.")
     expect(page.locator("img")).to_have_count(0)  # the file's text is escaped
     screenshot(page, "import-refused")

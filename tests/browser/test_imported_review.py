@@ -31,9 +31,9 @@ def test_an_inspect_log_is_imported_reviewed_and_counted(
     page.goto(f"{live_server.url}/runs/import/")
     page.get_by_label("Transcript file").set_input_files(str(log))
     page.get_by_role("button", name="Preview the import").click()
-    expect(page.get_by_test_id("preview-traces")).to_have_text("6")  # checked by a worker
+    expect(page.get_by_test_id("preview-traces")).to_have_text("6", timeout=60_000)  # a worker
     page.get_by_test_id("import-confirm").click()
-    expect(page.get_by_test_id("import-done")).to_contain_text("Imported 6 traces")
+    expect(page.get_by_test_id("import-done")).to_contain_text("Imported 6 traces", timeout=60_000)
     run = Run.objects.get()
 
     # A study of the imported run, from the research pages.
