@@ -330,6 +330,7 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Each task is declared beside the function it runs; a worker imports these modules.
 CELERY_IMPORTS = (
+    "patientagentbench.interchange.import_jobs",
     "patientagentbench.runs.execution",
     "patientagentbench.runs.workers",
     "patientagentbench.suites.case_sets",

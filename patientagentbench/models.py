@@ -360,3 +360,47 @@ class CaseSetJob(Job):
     @staticmethod
     def key_for(name: str, count: int, seed: int, writer: str) -> str:
         return f"case-set:{name}:{count}:{seed}:{writer}"
+
+
+class ImportJob(Job):
+    """A transcript file uploaded on the import page, read in the background (a file can hold
+    50,000 conversations): first checked (the import computed and rolled back, for the
+    preview), then, once a researcher confirms, imported. Its key is the file's SHA-256 and
+    the runs already made from it, so uploading or confirming the same file twice makes one
+    job and one run, and "import it again" a second one."""
+
+    class Stage(models.TextChoices):
+        CHECK = "check", "Checking the file"
+        IMPORT = "import", "Importing"
+
+    class Phase(models.TextChoices):
+        WAITING = "", "Waiting for a worker"
+        READING = "reading", "Reading conversations"
+        WRITING = "writing", "Writing the run"
+
+    sha256 = models.CharField(max_length=64, db_index=True)
+    file_name = models.CharField(max_length=200)
+    size = models.PositiveBigIntegerField(default=0)
+    again = models.BooleanField(default=False)
+    stage = models.CharField(max_length=16, choices=Stage.choices, default=Stage.CHECK)
+    # Progress of the stage under way: conversations read of the file's total (0: not known yet).
+    phase = models.CharField(max_length=16, choices=Phase.choices, blank=True)
+    read = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    # What the check found (`ImportSummary` as plain data), shown for confirmation.
+    preview = models.JSONField(null=True, blank=True)
+    run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.file_name} ({self.stage}, {self.status})"
+
+    @staticmethod
+    def key_for(sha256: str, runs_before: int) -> str:
+        return f"import:{sha256}:after-{runs_before}-runs"

@@ -21,7 +21,14 @@ from annotation import reviewing
 from annotation.models import Assignment, Clinician, Study
 from annotation.studies import StudySpec, create_study
 from jury.models import JudgeJob
-from patientagentbench.models import CaseSetJob, ModelConfig, Run, Trace, WorkerHeartbeat
+from patientagentbench.models import (
+    CaseSetJob,
+    ImportJob,
+    ModelConfig,
+    Run,
+    Trace,
+    WorkerHeartbeat,
+)
 from patientagentbench.roles import CLINICIAN
 from patientagentbench.runs.launch import execute_inline, launch_run
 from patientagentbench.suites.case_sets import create_case_set
@@ -86,7 +93,7 @@ def heard(worker_id: str, seconds_ago: float = 0) -> str:
     WorkerHeartbeat.objects.update_or_create(
         hostname=worker_id, defaults={"seen_at": seen, "reaped_at": None}
     )
-    for model in (Trace, JudgeJob, CaseSetJob):
+    for model in (Trace, JudgeJob, CaseSetJob, ImportJob):
         model.objects.filter(worker=worker_id, started_at__gt=seen).update(started_at=seen)
     return worker_id
 

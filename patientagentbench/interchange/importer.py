@@ -28,7 +28,13 @@ from patientagentbench.interchange.inspect_log import (
     inspect_lines,
     looks_like_inspect,
 )
-from patientagentbench.interchange.jsonl import JSONL_FORMAT, JsonlFormatError, Line
+from patientagentbench.interchange.jsonl import (
+    JSONL_FORMAT,
+    JsonlFormatError,
+    Line,
+    Progress,
+    no_progress,
+)
 from patientagentbench.interchange.jsonl import parse_jsonl as parse_jsonl_lines
 from patientagentbench.interchange.langchain import (
     LangChainFormatError,
@@ -63,8 +69,12 @@ __all__ = [
     "ImportFormatError",
     "import_bytes",
     "import_traces",
+    "parse_bytes",
     "preview_import",
+    "preview_records",
     "read_file",
+    "refuse_second_import",
+    "write_records",
 ]
 
 # Zip members beyond one per trace: Inspect's header, summaries, reductions and journal.
@@ -152,25 +162,29 @@ def read_file(path: Path) -> tuple[str, list[ImportedTrace]]:
     return parse_bytes(path.read_bytes())
 
 
-def parse_bytes(raw: bytes) -> tuple[str, list[ImportedTrace]]:
+def parse_bytes(raw: bytes, progress: Progress = no_progress) -> tuple[str, list[ImportedTrace]]:
     """The format ("release", "patientagentbench", "jsonl" or "inspect") and the records of a
-    file."""
+    file; `progress` is told (records read, records in the file) as they are read."""
     if looks_like_inspect(raw):
         try:
-            lines = inspect_lines(raw, zip_bounds())
+            lines = inspect_lines(raw, zip_bounds(), progress)
             return "inspect", [_jsonl_record(line) for line in lines]
         except (InspectFormatError, JsonlFormatError) as exc:
             raise ImportFormatError(str(exc)) from None
     try:
         text = decode(raw)
         if not text.lstrip().startswith("["):
-            return "jsonl", parse_jsonl(text)
+            return "jsonl", parse_jsonl(text, progress)
         data = load(text)
     except JsonTextError as exc:
         raise ImportFormatError(str(exc)) from None
+    del text  # the parsed data holds the strings: the decoded file is garbage now
     if looks_like_patientagentbench(data):
-        return "patientagentbench", parse_patientagentbench(data)
-    return "release", parse_release(data)
+        kind, records = "patientagentbench", parse_patientagentbench(data)
+    else:
+        kind, records = "release", parse_release(data)
+    progress(len(records), len(records))  # read whole by one json.loads: no count before
+    return kind, records
 
 
 def zip_bounds() -> ZipBounds:
@@ -219,9 +233,9 @@ def parse_patientagentbench(data: list) -> list[ImportedTrace]:
     return records
 
 
-def parse_jsonl(text: str) -> list[ImportedTrace]:
+def parse_jsonl(text: str, progress: Progress = no_progress) -> list[ImportedTrace]:
     try:
-        lines = parse_jsonl_lines(text)
+        lines = parse_jsonl_lines(text, progress)
     except JsonlFormatError as exc:
         raise ImportFormatError(str(exc)) from None
     return [_jsonl_record(line) for line in lines]
@@ -350,11 +364,19 @@ def import_traces(path: Path, *, again: bool = False) -> ImportSummary:
 
 
 def preview_import(raw: bytes, name: str, *, again: bool = False) -> ImportSummary:
-    """What `import_bytes` would create, computed by the import itself and rolled back, so a
+    """What `import_bytes` would create, written nowhere."""
+    kind, records = parse_bytes(raw)
+    return preview_records(kind, records, digest=sha256_of(raw), name=name, again=again)
+
+
+def preview_records(
+    kind: str, records: list[ImportedTrace], *, digest: str, name: str, again: bool = False
+) -> ImportSummary:
+    """What `write_records` would create, computed by the import itself and rolled back, so a
     preview can never promise what the import then does differently."""
     try:
         with transaction.atomic():
-            summary = import_bytes(raw, name, again=again)
+            summary = write_records(kind, records, digest=digest, name=name, again=again)
             raise _RolledBack(summary)
     except _RolledBack as rolled_back:
         return replace(rolled_back.summary, preview=True)
@@ -362,11 +384,25 @@ def preview_import(raw: bytes, name: str, *, again: bool = False) -> ImportSumma
 
 def import_bytes(raw: bytes, name: str, *, again: bool = False, created_by=None) -> ImportSummary:
     """Import a file's bytes (`name` labels the run and names an imported suite)."""
-    digest = sha256_of(raw)
     kind, records = parse_bytes(raw)
+    return write_records(
+        kind, records, digest=sha256_of(raw), name=name, again=again, created_by=created_by
+    )
+
+
+def write_records(
+    kind: str,
+    records: list[ImportedTrace],
+    *,
+    digest: str,
+    name: str,
+    again: bool = False,
+    created_by=None,
+) -> ImportSummary:
+    """The parsed records of a file as one finished run, in one transaction: all or nothing."""
     with transaction.atomic():
         if not again:
-            _refuse_second_import(digest)
+            refuse_second_import(digest)
         suite_count = Suite.objects.count()
         suite, tasks, new_tasks = _resolve_tasks(records, Path(name))
         temperatures = sorted({r.temperature for r in records if r.temperature is not None})
@@ -414,7 +450,7 @@ class _RolledBack(Exception):
         self.summary = summary
 
 
-def _refuse_second_import(digest: str) -> None:
+def refuse_second_import(digest: str) -> None:
     earlier = Run.objects.filter(source_sha256=digest).order_by("pk").first()
     if earlier is not None:
         raise AlreadyImported(

@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from patientagentbench.conversation import EndReason, agent_calls
-from patientagentbench.interchange.jsonl import JSONL_FORMAT, Line, validate_record
+from patientagentbench.interchange.jsonl import (
+    JSONL_FORMAT,
+    Line,
+    Progress,
+    no_progress,
+    validate_record,
+)
 from patientagentbench.interchange.schema import FormatError
 from patientagentbench.interchange.zip_bounds import ZipBounds, ZipBoundsError, check_zip
 from patientagentbench.providers.types import Message
@@ -51,7 +57,7 @@ def looks_like_inspect(raw: bytes) -> bool:
     return head.startswith(b"{") and b'"version"' in head and b'"eval"' in raw[:65536]
 
 
-def inspect_lines(raw: bytes, bounds: ZipBounds) -> list[Line]:
+def inspect_lines(raw: bytes, bounds: ZipBounds, progress: Progress = no_progress) -> list[Line]:
     """Every sample × epoch of a log as a validated record, or InspectFormatError; an `.eval`
     log over `bounds` is refused before anything in it is unpacked whole."""
     if raw.startswith(ZIP_MAGIC):
@@ -63,7 +69,11 @@ def inspect_lines(raw: bytes, bounds: ZipBounds) -> list[Line]:
     samples = log.samples or []
     if not samples:
         raise InspectFormatError("the Inspect log holds no samples")
-    return [validate_record(_record(log, sample), _where(sample)) for sample in samples]
+    lines = []
+    for sample in samples:
+        lines.append(validate_record(_record(log, sample), _where(sample)))
+        progress(len(lines), len(samples))
+    return lines
 
 
 def _read(raw: bytes):

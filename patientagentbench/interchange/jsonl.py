@@ -10,6 +10,7 @@ came (validated, not rewritten), so an export imports back unchanged.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
@@ -223,11 +224,21 @@ def _call(call: CallRecord) -> dict:
     }
 
 
-def parse_jsonl(text: str) -> list[Line]:
+# Told (records read, records in the file) as a file is read: a background import's progress.
+Progress = Callable[[int, int], None]
+
+
+def no_progress(read: int, total: int) -> None:
+    pass
+
+
+def parse_jsonl(text: str, progress: Progress = no_progress) -> list[Line]:
     """Every record, or a `JsonlFormatError` for the first bad line. Lines are split at "\\n"
     only: a JSON string may hold U+2028 or U+0085 unescaped (the export writes them so)."""
     lines = []
-    for line_no, line in enumerate(text.split("\n"), start=1):
+    split = text.split("\n")
+    total = sum(1 for line in split if line.strip())
+    for line_no, line in enumerate(split, start=1):
         if not line.strip():
             continue
         try:
@@ -235,6 +246,7 @@ def parse_jsonl(text: str) -> list[Line]:
         except JsonTextError as exc:
             raise JsonlFormatError(f"line {line_no}: {exc}") from None
         lines.append(validate_record(data, f"line {line_no}"))
+        progress(len(lines), total)
     if not lines:
         raise JsonlFormatError("the file holds no traces")
     return lines

@@ -1,25 +1,26 @@
-"""Uploaded transcript files waiting between their preview and their import.
+"""Uploaded transcript files waiting for their import job (`interchange.import_jobs`).
 
 A file is kept in the var folder under its SHA-256, so the import a researcher confirms reads
-exactly the bytes the preview showed. The folder is the web server's own (0700, files 0600):
-an upload can hold conversations no other local user may read.
+exactly the bytes its check read. The folder is the web server's own (0700, files 0600): an
+upload can hold conversations no other local user may read. An upload is copied here chunk
+by chunk as it is hashed, so the web process never holds a whole file.
 
-A confirmation *claims* the staged file by renaming it (`claim`): the rename succeeds for one
-caller only, so two confirmations of one upload, even with "import it again", make one run;
-the other is told the file is being imported, or already is.
-
-Every file here, staged, half-written (`.partial`) or claimed by an import that died
-(`.importing`), is swept on the next upload once it is older than `KEEP_S` (a day): no
-upload takes that long to write or import, so nothing in use is swept.
+Which import uses a file is the job's to decide (its row is claimed once, `runs.claims`);
+the job discards the file when it ends. Every file here, staged, half-written (`.partial`)
+or claimed by an import of an older release (`.importing`), is swept on the next upload once
+it is older than `KEEP_S` (a day): no upload takes that long to write or import, so nothing
+in use is swept.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from django.conf import settings
@@ -43,19 +44,25 @@ def _path(digest: str, suffix: str = STAGED) -> Path:
     return _folder() / f"{digest}{suffix}"
 
 
-def stage(raw: bytes, digest: str) -> None:
+def stage(chunks: Iterable[bytes]) -> tuple[str, int]:
+    """Write an upload's chunks under its SHA-256: (the digest, its size in bytes)."""
     sweep()
-    target = _path(digest)
+    folder = _folder()
     # mkstemp makes the file 0600 under a name of its own, so two uploads of the same bytes
     # never write into one another's partial file.
-    handle, partial = tempfile.mkstemp(dir=target.parent, prefix=f"{digest}.", suffix=PARTIAL)
+    handle, partial = tempfile.mkstemp(dir=folder, prefix="upload.", suffix=PARTIAL)
+    digest, size = hashlib.sha256(), 0
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(raw)
-        os.replace(partial, target)  # atomic: a reader never sees half a file
+            for chunk in chunks:
+                digest.update(chunk)
+                size += len(chunk)
+                out.write(chunk)
+        os.replace(partial, _path(digest.hexdigest()))  # atomic: a reader never sees half
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+    return digest.hexdigest(), size
 
 
 def staged(digest: str) -> bytes | None:
@@ -63,33 +70,6 @@ def staged(digest: str) -> bytes | None:
         return _path(digest).read_bytes()
     except (FileNotFoundError, ValueError):
         return None
-
-
-def claim(digest: str) -> bytes | None:
-    """The staged bytes, taken for one import: None when nothing is staged or another
-    confirmation claimed them first. Call `release` when the import has ended."""
-    try:
-        claimed = _path(digest, CLAIMED)
-        os.rename(_path(digest), claimed)  # atomic: of two renames one finds no file
-        os.utime(claimed)  # the sweep counts a claim's day from its claiming
-        return claimed.read_bytes()
-    except (FileNotFoundError, ValueError):
-        return None
-
-
-def being_imported(digest: str) -> bool:
-    """Whether a confirmation holds the claim on these bytes (its import is under way)."""
-    try:
-        return _path(digest, CLAIMED).exists()
-    except ValueError:
-        return False
-
-
-def release(digest: str) -> None:
-    """Drop a claim once its import ended, imported or refused (a refusal asks to upload
-    again)."""
-    with contextlib.suppress(ValueError):
-        _path(digest, CLAIMED).unlink(missing_ok=True)
 
 
 def discard(digest: str) -> None:

@@ -18,7 +18,7 @@ MODEL = "mockllm/zephyr-quokka-99b"
 
 
 def test_an_inspect_log_is_imported_reviewed_and_counted(
-    page, browser, live_server, researcher, tmp_path, settings
+    page, browser, live_server, celery_worker_thread, researcher, tmp_path, settings
 ):
     settings.VAR_DIR = tmp_path
     log = make_log(tmp_path / "logs", model_name=MODEL)  # 2 samples × 3 epochs
@@ -26,14 +26,14 @@ def test_an_inspect_log_is_imported_reviewed_and_counted(
     reviewer.onboarded_at = timezone.now()  # past the one-screen introduction
     reviewer.save(update_fields=["onboarded_at"])
 
-    # Import, through the preview.
+    # Import, through the background check's preview and the background import.
     log_in(page, live_server, researcher.username)
     page.goto(f"{live_server.url}/runs/import/")
     page.get_by_label("Transcript file").set_input_files(str(log))
     page.get_by_role("button", name="Preview the import").click()
-    expect(page.get_by_test_id("preview-traces")).to_have_text("6")
+    expect(page.get_by_test_id("preview-traces")).to_have_text("6", timeout=60_000)  # a worker
     page.get_by_test_id("import-confirm").click()
-    expect(page.locator(".messages")).to_contain_text("Imported 6 traces")
+    expect(page.get_by_test_id("import-done")).to_contain_text("Imported 6 traces", timeout=60_000)
     run = Run.objects.get()
 
     # A study of the imported run, from the research pages.

@@ -92,15 +92,23 @@ def test_the_command_line_is_held_to_the_same_bounds(inspect_log, tmp_path, sett
     assert not Run.objects.exists()
 
 
-def test_the_web_import_refuses_it_and_stages_nothing(
-    inspect_log, tmp_path, settings, client, researcher
+def test_the_web_import_refuses_it_and_keeps_nothing(
+    inspect_log, tmp_path, settings, client, researcher, monkeypatch
 ):
+    """The upload is staged unread; the job checking it refuses it and discards it."""
+    from patientagentbench.interchange import import_jobs
+    from patientagentbench.models import ImportJob
+
     settings.VAR_DIR, settings.IMPORT_MAX_UNPACKED_MB = tmp_path, 3
     raw = padded(inspect_log, tmp_path / "bomb.eval", 2 * MB).read_bytes()
     client.force_login(researcher)
+    monkeypatch.setattr(import_jobs.import_job, "delay", lambda job_id: None)
     response = client.post(reverse("import_upload"), {"file": SimpleUploadedFile("bomb.eval", raw)})
-    assert response.status_code == 400
-    assert "PAB_IMPORT_MAX_UNPACKED_MB" in response.context["problem"]
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and staging.staged(sha256_of(raw)) == raw
+    import_jobs.run_import_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.ERROR and "PAB_IMPORT_MAX_UNPACKED_MB" in job.error
     assert staging.staged(sha256_of(raw)) is None and not Run.objects.exists()
 
 

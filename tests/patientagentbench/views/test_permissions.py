@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from patientagentbench.models import ImportJob
 from patientagentbench.runs.launch import launch_run
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +22,8 @@ def one_trace_run(office_suite, sim_models):
         tasks=list(office_suite.tasks.all()[:1]),
         enqueue=False,
     )
-    return {"run": run, "trace": run.traces.first(), "model": sim_models[0]}
+    job = ImportJob.objects.create(key="import:matrix", sha256="a" * 64, file_name="t.jsonl")
+    return {"run": run, "trace": run.traces.first(), "model": sim_models[0], "import": job}
 
 
 def matrix(one_trace_run):
@@ -40,6 +42,9 @@ def matrix(one_trace_run):
         ("trace_detail", (trace.pk,), "get", STAFF),
         ("run_report", (run.pk,), "get", STAFF),
         ("report_statistics_json", (run.pk,), "get", STAFF),
+        ("import_upload", (), "get", STAFF),
+        ("import_status", (one_trace_run["import"].pk,), "get", STAFF),
+        ("import_confirm", (one_trace_run["import"].pk,), "post", STAFF),
     ]
 
 
