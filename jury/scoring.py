@@ -368,7 +368,7 @@ def _judge_all(
             max_output_tokens=cap,
         )
         prompt = judge_all_messages(rubric, list(pending.values()), case, transcript)
-        started = time.perf_counter()
+        started = _clock(provider)
         try:
             completion = provider.complete(prompt, [], judge.temperature, context)
         except EndConversation:  # cancelled, spend limit, or the claim was taken back
@@ -381,7 +381,7 @@ def _judge_all(
                 done[key] = answer(key, Verdict.Status.ERROR, raw=error)
             pending.clear()
             break
-        share_ms = _ms(started) / len(keys)
+        share_ms = _elapsed(provider, started) / len(keys)
         share_cost = judge.model.cost_of(completion.tokens_in, completion.tokens_out) / len(keys)
         for key in keys:
             spent_ms[key] += share_ms
@@ -431,7 +431,7 @@ def _judge_dimension(
     """Ask until the answer is usable: an off-format answer (or an N/A the rubric forbids
     here) is asked again up to PARSE_ATTEMPTS times, and a cut answer once more with twice
     the cap. Every attempt is logged; the last failure is what is stored."""
-    started, cost, attempt_log = time.perf_counter(), Decimal(0), []
+    started, cost, attempt_log = _clock(provider), Decimal(0), []
     cap, retried_cut, failure = JUDGE_MAX_OUTPUT_TOKENS, False, Verdict.Status.UNPARSEABLE
     parse_failures = 0
 
@@ -443,7 +443,7 @@ def _judge_dimension(
             rationale,
             raw,
             len(attempt_log),
-            _ms(started),
+            _elapsed(provider, started),
             cost,
             attempt_log,
         )
@@ -599,8 +599,15 @@ def progress(jury_run_id: int) -> dict[str, int]:
     return jobs.progress(JUDGE_JOBS, jury_run_id)
 
 
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
+def _clock(provider) -> float:
+    """A verdict's latency is the model's time on its calls (`GuardedProvider.busy_ms`), not
+    the wall time, which would include waiting for a concurrency slot other jobs held."""
+    busy = getattr(provider, "busy_ms", None)
+    return busy if busy is not None else time.perf_counter() * 1000
+
+
+def _elapsed(provider, started: float) -> float:
+    return _clock(provider) - started
 
 
 # --- the lifecycle ---------------------------------------------------------------------------

@@ -336,6 +336,10 @@ class GuardedProvider:
         self.caller_slot = caller_slot or ("", 0)
         self.provider = provider or provider_for(model)
         self.warnings = warnings if warnings is not None else []
+        # Time spent inside the endpoint's slots: the model's own time, without the wait for
+        # a slot other jobs held. Latency estimates need the former (a job queued behind three
+        # others on a one-slot local server would otherwise count their calls as its own).
+        self.busy_ms = 0.0
 
     @property
     def model_id(self) -> str:
@@ -375,7 +379,11 @@ class GuardedProvider:
                 provider_slot(caller_key, caller_limit),
                 provider_slot(self.model.concurrency_key, limit),
             ):
-                return self.provider.complete(messages, tools, temperature, context)
+                started = time.perf_counter()
+                try:
+                    return self.provider.complete(messages, tools, temperature, context)
+                finally:
+                    self.busy_ms += (time.perf_counter() - started) * 1000
 
         completion = call_with_retries(
             one_call,

@@ -3,6 +3,8 @@ local models that cannot afford six prompt reads per conversation. Parts of an a
 on their own, are asked again alone, and every verdict records how it was asked."""
 
 import json
+import threading
+import time
 
 import pytest
 from django.core.management import call_command
@@ -13,6 +15,7 @@ from jury.pure.parsing import parse_all_dimensions
 from jury.pure.prompts import JUDGE_PROMPT_VERSION, conversation_text, judge_all_messages
 from jury.scoring import execute_inline, execute_job, launch_jury
 from patientagentbench.providers.types import Completion
+from patientagentbench.runs.limits import provider_slot
 from patientagentbench.transcripts import transcript_of
 from ratings.rubric import cached_rubric
 from tests.fakes.llm_server import OPENAI, FakeLLMServer, error_reply, text_reply
@@ -206,3 +209,38 @@ def test_add_judge_sets_the_call_mode(db, capsys):
     assert "one call for all dimensions" in capsys.readouterr().out
     call_command("add_judge", "local", "--model", "sim-judge-a", "--temperature", "0.5")
     assert Judge.objects.get(name="local").one_call  # kept when not given
+
+
+def test_a_verdicts_latency_is_the_models_time_not_the_wait_for_a_slot(
+    scenario_run, settings, tmp_path
+):
+    """Issue 40 #5: on a one-slot local server, jobs queue behind each other; a latency that
+    counted the wait made the launch page's estimate several times the wall time."""
+    settings.VAR_DIR, settings.PROVIDER_BASE_DELAY_S = tmp_path, 0.01
+    with FakeLLMServer() as server:
+        model = _openai_judge(server)
+        model.max_concurrency = 1
+        model.save()
+        panel = one_call(panel_of(model))
+        job = launch_jury(panel=panel, run=scenario_run, enqueue=False).jobs.first()
+        server.script(OPENAI, text_reply(json.dumps({key: verdict_part(4) for key in SCORED})))
+        held, release = threading.Event(), threading.Event()
+
+        def another_job_on_the_slot():
+            with provider_slot(model.concurrency_key, 1):
+                held.set()
+                release.wait(5)
+
+        holder = threading.Thread(target=another_job_on_the_slot)
+        holder.start()
+        held.wait(5)
+        threading.Timer(1.0, release.set).start()
+        started = time.monotonic()
+        execute_job(job.pk)
+        waited_s = time.monotonic() - started
+        holder.join()
+    verdicts = Verdict.objects.filter(job=job)
+    assert waited_s >= 1.0  # the job did wait for the slot
+    assert verdicts.count() == len(SCORED)
+    per_call_ms = sum(v.latency_ms for v in verdicts)  # one call's time, shared by six
+    assert 0 < per_call_ms < 1000 * waited_s / 2
