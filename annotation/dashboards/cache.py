@@ -20,7 +20,7 @@ from jury.models import JudgeQualification, Verdict
 from patientagentbench.cache import memo
 from patientagentbench.models import CellMetrics
 
-DATA_VERSION = 10  # part of every cache key: raise it when the shape of the cached data changes
+DATA_VERSION = 11  # part of every cache key: raise it when the shape of the cached data changes
 CACHE_SECONDS = 24 * 3600
 COMPUTE_LOCK_SECONDS = 60  # a recompute takes seconds; a crashed one frees the page after this
 POLL_SECONDS = 5
