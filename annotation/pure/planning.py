@@ -8,11 +8,13 @@ What is planned on, stated once:
   turns on, jury − clinician adjacent agreement and kappa: their width over items *and*
   clinicians is 2 · t · √(σ²_α/N + σ²_β/R + σ²_ε/cells), from the two-way random-effects
   components (annotation.pure.crossed) the envelope itself widens by, on Student's t with
-  Satterthwaite's df. The pilot's components are measured by `envelope.variance_components`
-  on the pilot cut down to `per_item` clinicians an item (items with fewer are left out, an
-  item with more keeps a random `per_item` of them, averaged over `SUBSAMPLES` cuts), then each
-  is projected to the design: items by N, the clinician term by R (the pilot's by its
-  effective number of clinicians, (Σ loads)² / Σ loads²), the interaction by the ratings;
+  Satterthwaite's df. The items and interaction parts are measured on studies of the design
+  made from the pilot (`synthetic_components`: its items drawn with replacement, each given
+  the design's clinicians with the scores of distinct pilot clinicians), through the envelope's
+  own `variance_components`, so sparse clinician pairs cost what they cost the verdict; the
+  clinician term is the pilot's (measured on the pilot cut down to `per_item` clinicians an
+  item, `SUBSAMPLES` cuts averaged, times its effective number of clinicians, (Σ loads)² /
+  Σ loads²) over the design's R;
 - **the alt-test's power** (annotation.pure.alt_test, ordinal scores, ε and BY as the page's):
   the share of studies in which it finds "the jury can stand in for a clinician". Per pilot
   clinician j the mean of W_h − W_f on the cut pilot; a study's clinician j has a mean drawn
