@@ -18,8 +18,9 @@ What is planned on, stated once:
 - **the alt-test's power** (annotation.pure.alt_test, ordinal scores, ε and BY as the page's):
   the share of studies in which it finds "the jury can stand in for a clinician". Per pilot
   clinician j the mean of W_h − W_f on the cut pilot; a study's clinician j has a mean drawn
-  around the pilot's mean with the clinicians' spread (their random effect), a shift shared by
-  every clinician (the items they share) and its own items' noise for N · per_item / R items,
+  around the pilot's mean with the clinicians' spread (their random effect), shifts shared by
+  every clinician (the items they share; the sample of clinicians each is compared with, from
+  a delete-one-clinician jackknife) and its own noise for N · per_item / R items,
   then the per-clinician t-test, BY and ω ≥ 0.5 as the real code does;
 - **a study's variation**: a simulated study's variance parts are drawn on their degrees of
   freedom (χ²/df), so its t quantile and width vary as a real study's do; a design *reaches*
