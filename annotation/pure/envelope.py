@@ -238,6 +238,33 @@ def envelope(
     )  # fmt: skip
 
 
+FIGURE_NAMES = (
+    "jury_adjacent",
+    "clinician_adjacent",
+    "adjacent_difference",
+    "jury_kappa",
+    "clinician_kappa",
+    "kappa_difference",
+)
+
+
+def variance_components(
+    clinicians: dict[str, dict[str, int]],
+    jury: dict[str, float],
+    *,
+    tie_rule: str = DEFAULT_TIE_RULE,
+) -> dict[str, Components | None]:
+    """Each figure's variance components over items and clinicians, as `envelope` widens its
+    intervals by them, without the bootstrap: what the study planner (annotation.pure.planning)
+    projects to other designs. Empty with fewer than 3 clinicians (no clinician term)."""
+    items = sorted(i for i in jury if len(clinicians.get(i, {})) >= 2)
+    names = sorted({c for i in items for c in clinicians[i]})
+    if len(items) < 2 or len(names) < 3:
+        return {}
+    data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule)
+    return dict(zip(FIGURE_NAMES, _components(data, sampled=True), strict=True))
+
+
 def clinician_kappa(
     clinicians: dict[str, dict[str, int]],
     *,

@@ -495,14 +495,22 @@ class TestPilot:
         study = pilot["study"]
         form = client.get(reverse("research_dashboard_planner"))
         assert "Dash pilot (study, open)" in form.content.decode()
-        url = reverse("research_dashboard_planner") + f"?pilot={study.pk}&items=6,8&overlaps=2,3"
+        query = f"?pilot={study.pk}&items=6,8&clinicians=3,5&overlaps=2,3"
+        url = reverse("research_dashboard_planner") + query
         response = client.get(url, headers={"HX-Request": "true"})
         assert response.status_code == 200
         body = response.content.decode()
         assert 'id="result"' in body and "<html" not in body
-        plan = dashboards.plan_data(PlanRequest(pilot=study.pk, items=(6, 8), overlaps=(2, 3)))
+        request = PlanRequest(pilot=study.pk, items=(6, 8), clinicians=(3, 5), overlaps=(2, 3))
+        plan = dashboards.plan_data(request)
         designs = plan["tables"]["designs"]["rows"]
-        assert [(row[0], row[1]) for row in designs] == [(6, 2), (8, 2), (6, 3), (8, 3)]
+        # Fewest clinician scores first, then fewest clinicians: items × clinicians × per item.
+        assert [tuple(row[:3]) for row in designs] == [
+            (6, 3, 2), (6, 5, 2), (8, 3, 2), (8, 5, 2), (6, 3, 3), (6, 5, 3), (8, 3, 3), (8, 5, 3)
+        ]  # fmt: skip
+        # What the plan assumes, and how many clinicians each verdict needs, are said.
+        assert 'data-testid="plan-assumptions"' in body and "Satterthwaite" in body
+        assert 'data-testid="plan-advice"' in body and "clinicians" in plan["advice"][0]["text"]
         # No design of fewer items than an interval needs (the pages would show none).
         assert PlanRequest.from_query({"items": "4, 8"}).items == (8,)
         assert 'data-testid="recommended"' in body
@@ -514,14 +522,20 @@ class TestPilot:
         client.force_login(researcher)
         study = pilot["study"]
         url = reverse("research_dashboard_planner")
-        query = f"?pilot={study.pk}&items=6,8&overlaps=2,4&quantile=90"
+        query = f"?pilot={study.pk}&items=6,8&clinicians=4&overlaps=2,4&quantile=90"
         body = client.get(url + query).content.decode()
         assert '<option value="0.9" selected>' in body
         assert 'data-testid="pilot-warning"' in body and "only 6 items" in body
         assert "no pilot item has 4 clinicians" in body
         plan = dashboards.plan_data(
             PlanRequest.from_query(
-                {"pilot": study.pk, "items": "6, 8", "overlaps": "2, 4", "quantile": "0.9"}
+                {
+                    "pilot": study.pk,
+                    "items": "6, 8",
+                    "clinicians": "4",
+                    "overlaps": "2, 4",
+                    "quantile": "0.9",
+                }
             )
         )
         assert plan["quantile"] == 0.9 and plan["warning"]
@@ -559,8 +573,9 @@ class TestPilot:
         self, client, researcher, pilot
     ):
         client.force_login(researcher)
-        query = f"?pilot={pilot['study'].pk}&items=4993..5000&overlaps=13..20&target=0.01"
+        query = f"?pilot={pilot['study'].pk}&items=4993..5000&clinicians=43..50&overlaps=13..20"
         query = query.replace("4993..5000", ",".join(map(str, range(4993, 5001))))
+        query = query.replace("43..50", ",".join(map(str, range(43, 51))))
         query = query.replace("13..20", ",".join(map(str, range(13, 21))))
         response = client.get(reverse("research_dashboard_planner") + query)
         assert response.status_code == 200
