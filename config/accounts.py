@@ -3,9 +3,9 @@
 - The mailed link starts from the configured site URL (patientagentbench.mailed_links), not the Host header.
 - Reset mails are rate limited per email and per client address; past the limit the page
   answers exactly as it does for an unknown email, so nobody learns which emails have accounts.
-- The pages a token reaches say `Referrer-Policy: no-referrer` (Django already moves the token
+- The pages a token reaches say `Referrer-Policy: same-origin` (Django already moves the token
   out of the address before showing the form; this keeps even the link itself out of any
-  Referer header).
+  Referer header sent to another site, while the page's own forms keep their Origin for CSRF).
 """
 
 import hashlib
@@ -16,7 +16,7 @@ from django.contrib.auth import views as auth_views
 from django.core.cache import cache
 
 from config.login_throttle import client_address_for_lockout
-from patientagentbench.mailed_links import no_referrer, site_url
+from patientagentbench.mailed_links import referrer_stays_on_site, site_url
 
 HOUR_S = 3600
 
@@ -61,4 +61,4 @@ class PasswordResetView(auth_views.PasswordResetView):
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     def dispatch(self, *args, **kwargs):
-        return no_referrer(super().dispatch(*args, **kwargs))
+        return referrer_stays_on_site(super().dispatch(*args, **kwargs))

@@ -44,7 +44,9 @@ def site_url(request) -> str:
     return settings.SITE_URL or request.build_absolute_uri("/").rstrip("/")
 
 
-def no_referrer(response):
-    """A page holding (or reached by) a live set-password link sends no Referer anywhere."""
-    response["Referrer-Policy"] = "no-referrer"
+def referrer_stays_on_site(response):
+    """A page holding (or reached by) a live set-password link sends no Referer to another
+    site. Not "no-referrer": under it the browser posts the page's own forms with
+    `Origin: null`, and Django's CSRF check refuses them (the set-password form among them)."""
+    response["Referrer-Policy"] = "same-origin"
     return response

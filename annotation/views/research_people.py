@@ -14,7 +14,7 @@ from annotation import people as people_service
 from annotation.models import Clinician
 from annotation.studies import StudyError
 from annotation.views.research_forms import InviteForm, ProfileForm
-from patientagentbench.mailed_links import no_referrer, site_url
+from patientagentbench.mailed_links import referrer_stays_on_site, site_url
 from patientagentbench.roles import STAFF_ROLES, role_required, roles_of
 
 SHOWN_ONCE = "research_invite_link"
@@ -47,7 +47,7 @@ def people(request):
         {"people": people_service.people(), "form": form, "invitation": invitation},
     )
     # The page then holds a live set-password link; nothing it leads to learns its address.
-    return no_referrer(response) if invitation else response
+    return referrer_stays_on_site(response) if invitation else response
 
 
 def _clinician_to_manage(pk) -> Clinician:

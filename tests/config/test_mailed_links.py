@@ -142,19 +142,19 @@ def test_reset_requests_from_one_address_are_limited(client, settings):
     assert len(mail.outbox) == 5
 
 
-def test_pages_holding_a_live_link_send_no_referrer(client, researcher):
+def test_pages_holding_a_live_link_send_no_referrer_to_other_sites(client, researcher):
     client.force_login(researcher)
     invite(client)
     shown = client.get(reverse("research_people"))
-    assert shown["Referrer-Policy"] == "no-referrer"
+    assert shown["Referrer-Policy"] == "same-origin"
     link = the_link(mail.outbox[0]).removeprefix(SITE)
     client.logout()
     at_the_link = client.get(link)
-    assert at_the_link.status_code == 302 and at_the_link["Referrer-Policy"] == "no-referrer"
+    assert at_the_link.status_code == 302 and at_the_link["Referrer-Policy"] == "same-origin"
     # Django moves the token out of the address before it shows the form.
     form = client.get(at_the_link["Location"])
     assert b"Choose your password" in form.content
-    assert form["Referrer-Policy"] == "no-referrer"
+    assert form["Referrer-Policy"] == "same-origin"
     assert link.split("/")[-2] not in at_the_link["Location"]
 
 
