@@ -14,6 +14,7 @@ from jury.models import Judge, Verdict
 from jury.pure.parsing import parse_all_dimensions
 from jury.pure.prompts import JUDGE_PROMPT_VERSION, conversation_text, judge_all_messages
 from jury.scoring import execute_inline, execute_job, launch_jury
+from patientagentbench.providers.factory import preload_sdks
 from patientagentbench.providers.types import Completion
 from patientagentbench.runs.limits import provider_slot
 from patientagentbench.transcripts import transcript_of
@@ -224,6 +225,7 @@ def test_a_verdicts_latency_is_the_models_time_not_the_wait_for_a_slot(
         panel = one_call(panel_of(model))
         job = launch_jury(panel=panel, run=scenario_run, enqueue=False).jobs.first()
         server.script(OPENAI, text_reply(json.dumps({key: verdict_part(4) for key in SCORED})))
+        preload_sdks(["openai_compatible"])  # else the SDK's import (~1 s) outlasts the hold
         held, release = threading.Event(), threading.Event()
 
         def another_job_on_the_slot():
