@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -101,20 +100,15 @@ def current_rss_mb() -> float:
 
 def setup_django(var_dir: Path) -> None:
     sys.path.insert(0, str(ROOT))
-    os.environ.update(
-        PAB_VAR_DIR=str(var_dir),
-        DATABASE_URL=f"sqlite:///{var_dir / 'db.sqlite3'}",
-        CELERY_BROKER_URL="filesystem://",
-        CACHE_URL="",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        LOG_LEVEL="WARNING",
+    from benchmarks.scratch import scratch_django
+
+    scratch_django(
+        "",
+        var_dir=var_dir,
         DEBUG="true",  # a scratch process: no SECRET_KEY needed
         PAB_IMPORT_MAX_MB="1024",
         ALLOWED_HOSTS="testserver",
     )
-    import django
-
-    django.setup()
 
 
 def step_migrate(var_dir: Path) -> dict:

@@ -8,10 +8,11 @@ import tempfile
 from pathlib import Path
 
 
-def scratch_django(prefix: str, **env: str) -> Path:
-    """Point settings at a new temporary folder (plus any `env` overrides), set Django up and
-    return the folder. Migrating is the caller's choice."""
-    var_dir = Path(tempfile.mkdtemp(prefix=prefix))
+def scratch_django(prefix: str, *, var_dir: Path | None = None, **env: str) -> Path:
+    """Point settings at a new temporary folder (or `var_dir`, for steps in processes of their
+    own that share one), plus any `env` overrides, set Django up and return the folder.
+    Migrating is the caller's choice."""
+    var_dir = var_dir or Path(tempfile.mkdtemp(prefix=prefix))
     os.environ.update(
         PAB_VAR_DIR=str(var_dir),
         DATABASE_URL=f"sqlite:///{var_dir / 'db.sqlite3'}",

@@ -356,6 +356,16 @@ def benjamini_yekutieli(p_values: Sequence[float], q: float = Q) -> list[bool]:
     return _step_up(p_values, q / harmonic if m else q)
 
 
+def by_rejection_counts(p_values: np.ndarray, q: float = Q) -> np.ndarray:
+    """How many nulls `benjamini_yekutieli` rejects in each family along the last axis, for
+    many families at once (the planner's simulated studies)."""
+    m = p_values.shape[-1]
+    harmonic = sum(1 / k for k in range(1, m + 1))
+    ranks = np.arange(1, m + 1)
+    passed = np.sort(p_values, axis=-1) <= ranks * q / (m * harmonic)
+    return np.where(passed.any(axis=-1), m - np.argmax(passed[..., ::-1], axis=-1), 0)
+
+
 def benjamini_hochberg(p_values: Sequence[float], q: float = Q) -> list[bool]:
     """The Benjamini–Hochberg step-up (independence or positive dependence)."""
     return _step_up(p_values, q)

@@ -912,17 +912,8 @@ def _stands_in(params, pilot: _AltPilot, design: Design, draws: _Draws, settings
     with np.errstate(all="ignore"):
         t = (means - settings.epsilon) / (sd / np.sqrt(n))
     p = np.where(sd > 1e-12, stats.t.cdf(t, df), (means >= settings.epsilon).astype(float))
-    wins = _by_rejections(p, alt.Q)
+    wins = alt.by_rejection_counts(p, alt.Q)
     return wins / design.clinicians >= alt.WINNING_RATE
-
-
-def _by_rejections(p: np.ndarray, q: float) -> np.ndarray:
-    """How many nulls Benjamini–Yekutieli rejects, along the last axis (alt_test's rule)."""
-    m = p.shape[-1]
-    harmonic = sum(1 / k for k in range(1, m + 1))
-    ranks = np.arange(1, m + 1)
-    passed = np.sort(p, axis=-1) <= ranks * q / (m * harmonic)
-    return np.where(passed.any(axis=-1), m - np.argmax(passed[..., ::-1], axis=-1), 0)
 
 
 def _unlimited_power(params, clinicians: int, settings: _Settings, rng) -> float:

@@ -226,6 +226,13 @@ def test_benjamini_yekutieli_rejects_a_subset_of_what_benjamini_hochberg_rejects
     assert bh == list(multipletests(p, alpha=q, method="fdr_bh")[0])
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 1), min_size=6, max_size=6), min_size=1, max_size=5))
+def test_by_rejection_counts_counts_what_benjamini_yekutieli_rejects_in_each_family(families):
+    expected = [sum(at.benjamini_yekutieli(p, at.Q)) for p in families]
+    assert list(at.by_rejection_counts(np.array(families), at.Q)) == expected
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(["clinician", "random", "noise_free"]))
 def test_bounds(seed, jury):

@@ -238,13 +238,6 @@ def test_a_constant_jury_is_never_planned_to_stand_in():
     assert plan.recommended is None
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=12))
-def test_the_vectorised_benjamini_yekutieli_is_alt_tests(p_values):
-    expected = sum(alt.benjamini_yekutieli(p_values, alt.Q))
-    assert planning._by_rejections(np.array([p_values]), alt.Q)[0] == expected
-
-
 # --- warnings and reasons ------------------------------------------------------------------------
 
 
