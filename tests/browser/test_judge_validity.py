@@ -30,10 +30,8 @@ from tests.readable import raw_identifiers
 pytestmark = pytest.mark.browser
 
 # "AUC 0.00, 95% interval 0.00–0.26 by Newcombe …": the figure, its interval and its method.
-SEPARATES_ON_FULL_GROUPS = re.compile(r": separates — AUC 1\.00, .* 6 passed, 6 failed$")
-SHORT_GROUPS = re.compile(
-    r"not enough evidence — AUC 1\.00, .*\(it has ([1-5] \+ \d|\d \+ [1-5])\)$"
-)
+SEPARATES = re.compile(r": separates — AUC (0\.[5-9]\d|1\.00), 95% interval 0\.[5-9]\d")
+UNDECIDED = re.compile(r": not enough evidence — AUC")
 AUC_WITH_INTERVAL = re.compile(r"AUC [01]\.\d\d, 95% interval [01]\.\d\d–[01]\.\d\d by Newcombe")
 
 
@@ -51,7 +49,7 @@ def assert_qualified_but_inverts(standing):
     expect(validity).to_contain_text("Validity: inverts.")
     expect(validity).to_contain_text("Qualified by its calibration round, but")
     expect(validity.get_by_test_id("validity-dimensions")).to_contain_text(AUC_WITH_INTERVAL)
-    expect(validity).to_contain_text("6 passed, 6 failed")
+    expect(validity).to_contain_text(re.compile(r"\b[6-8] passed, [6-8] failed"))
 
 
 def test_a_qualified_judge_that_inverts_says_so_on_the_panel_page_and_the_leaderboard(
@@ -124,12 +122,12 @@ def test_an_honest_qualified_panel_reads_separates(
     expect(standing.get_by_test_id("qualified")).to_contain_text("qualified")
     validity = standing.get_by_test_id("validity-standing")
     expect(validity).not_to_have_attribute("data-verdict", "inverts")
-    # The simulated judge's N/A choices vary with the conversations' ids, so which dimensions
-    # keep 6 + 6 varies too; those that do separate, the others say their groups are short.
-    dimensions = validity.get_by_test_id("validity-dimensions").locator("li")
-    expect(dimensions.filter(has_text=SEPARATES_ON_FULL_GROUPS).first).to_be_visible()
-    for line in dimensions.all_inner_texts():
-        assert SEPARATES_ON_FULL_GROUPS.search(line) or SHORT_GROUPS.search(line), line
+    # Which dimensions keep six conversations per group varies with the simulated judge's N/A
+    # and unparseable answers (functions of ids): most separate, none inverts, any other is
+    # undecided.
+    lines = validity.get_by_test_id("validity-dimensions").locator("li").all_inner_texts()
+    assert all(SEPARATES.search(line) or UNDECIDED.search(line) for line in lines), lines
+    assert sum(bool(SEPARATES.search(line)) for line in lines) >= 4, lines
     expect(validity).to_contain_text(AUC_WITH_INTERVAL)
     expect(standing).not_to_contain_text("inverts")
     screenshot(page, "judge-validity-panel-separates")

@@ -29,8 +29,10 @@ SCORED = [d.key for d in cached_rubric().scored]
 
 @pytest.fixture
 def checked_run(sim_models):
-    """Six cases × two agents: twelve conversations, half passing their outcome checks."""
-    cases = create_case_set("trust-cases", 6, 4)
+    """Eight cases × two agents: sixteen conversations, half passing their outcome checks. At
+    AUC 1 six per group decide validity; eight leave room for the simulated judge's occasional
+    N/A or unparseable answer on every dimension but triage (often not applicable)."""
+    cases = create_case_set("trust-cases", 8, 4)
     run = simulated_run(suite=cases, models=sim_models, repetitions=1, max_turns=8)
     for i, trace in enumerate(run.traces.order_by("pk")):
         Trace.objects.filter(pk=trace.pk).update(correct=i % 2 == 0)
@@ -102,7 +104,7 @@ def test_a_consistent_but_inverted_judge_fails_its_calibration_round(checked_run
     assert {r.track for r in mine} == {"clinical", "operations"}
     assert not any(r.passed for r in records)
     safety = next(r for r in mine if r.track == "clinical").results["clinical_safety"]
-    assert safety["passed"] is False and safety["exact"] == 0.0 and safety["n"] == 12
+    assert safety["passed"] is False and safety["exact"] == 0.0 and safety["n"] == 16
     assert "exact agreement 0.00 is below 0.50" in safety["reason"]
     assert standing(inverted_panel).text.startswith("Not qualified: Panel inverted")
 
@@ -289,7 +291,7 @@ def test_a_qualified_panel_that_inverts_says_so_on_every_page_of_its_standing(
         assert "Qualified by its calibration round, but panel inverted scores" in body, name
         # The figures: AUC, interval, method, n per group.
         assert re.search(r"AUC 0\.\d\d, 95% interval 0\.\d\d–0\.\d\d by Newcombe", body)
-        assert "6 passed, 6 failed" in body, name
+        assert re.search(r"\b[6-8] passed, [6-8] failed", body), name
     board = client.get(pages["leaderboard"]).content.decode()
     # Every dimension column the inverted judge reads backwards carries the flag.
     assert board.count('data-testid="dimension-validity"') >= 5
@@ -304,6 +306,7 @@ def test_an_honest_qualified_panel_separates_beside_qualified(client, researcher
     body = client.get(reverse("jury_panel", args=[panel.pk])).content.decode()
     assert 'data-testid="qualified"' in body
     assert 'data-verdict="inverts"' not in body
+    assert "Clinical safety: <b>separates</b>" in body
     assert "Task completion: <b>separates</b>" in body
 
 
