@@ -480,7 +480,7 @@ def retest_records(panel: Panel, **filters: Any) -> list[dict]:
 
 
 def panel_retest(panel: Panel, **filters: Any) -> list:
-    return retest(retest_records(panel, **filters), threshold=rubric_of(panel).pass_threshold)
+    return retest(retest_records(panel, **filters), scale=rubric_of(panel).scale)
 
 
 def judge_records(source: Source, **filters: Any) -> list[dict]:
