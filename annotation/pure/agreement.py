@@ -35,6 +35,7 @@ is None with the reason, never 0.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections import Counter
@@ -104,7 +105,6 @@ ALPHA_LEVELS = ("ordinal", "pass_fail", "interval", "nominal")
 _VALUES = np.array(SCORES, dtype=float)
 _QUADRATIC = (_VALUES[:, None] - _VALUES[None, :]) ** 2
 _NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)  # adjacent scores
-_PASS = np.array([[s < PASS_THRESHOLD, s >= PASS_THRESHOLD] for s in SCORES], dtype=float)
 _AT_OR_ABOVE_DIAGONAL = np.triu(np.ones((len(SCORES), len(SCORES)), dtype=bool))
 _NOT_ASKED = "no resamples asked for"
 _ZERO_WIDTH = "zero width"
@@ -322,6 +322,7 @@ class _Options:
     verdict_resamples: int = VERDICT_RESAMPLES
     min_items: int = MIN_ITEMS
     epsilon: float = alt.EPSILON  # the alt-test's cost-benefit margin
+    threshold: int = PASS_THRESHOLD  # the rubric's pass mark: pass/fail alpha and the alt-test
 
 
 # --- the public entry points ---------------------------------------------------------------------
@@ -339,19 +340,21 @@ def agreement(
     verdict_resamples: int = VERDICT_RESAMPLES,
     min_items: int = MIN_ITEMS,
     epsilon: float = alt.EPSILON,
+    threshold: int = PASS_THRESHOLD,
 ) -> dict[str, DimensionAgreement]:
     """Every figure, per dimension (in order of first appearance). `n_resamples=0` gives the
     point estimates without intervals, which is fast (the verdict still resamples:
     `verdict_resamples`, 10,000 unless told). `raters`: the envelope's bootstrap resamples
     clinicians too (`resampled`) or keeps these clinicians (`fixed`). `epsilon`: the
-    alt-test's cost-benefit margin (0.2, the paper's value for experts)."""
+    alt-test's cost-benefit margin (0.2, the paper's value for experts). `threshold`: the pass
+    mark of the rubric the ratings score."""
     check_rule(tie_rule)
     if raters not in RATER_MODES:
         raise ValueError(f"raters must be one of {', '.join(RATER_MODES)}, got {raters!r}")
     if n_resamples <= 0:  # point figures only: the verdict too goes without intervals
         verdict_resamples = 0
     options = _Options(
-        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon
+        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon, threshold
     )
     by_dimension = split_by_dimension(ratings)
     return _with_family({d: _dimension(d, s, margin, options) for d, s in by_dimension.items()})
@@ -531,7 +534,7 @@ def _alt_tests(scores: Scores, options: _Options) -> dict[str, alt.AltTest]:
             scores.jury,
             scale=scale,
             epsilon=options.epsilon,
-            threshold=PASS_THRESHOLD,
+            threshold=options.threshold,
             tie_rule=options.tie_rule,
         )
         for scale in alt.SCALES
@@ -838,9 +841,10 @@ def _alphas(rows: dict[str, dict[str, int]], options: _Options) -> Alphas:
         none = Estimate(None, n=len(pairable), reason=reason)
         return Alphas(len(pairable), len(raters), **dict.fromkeys(ALPHA_LEVELS, none))
     matrix = _reliability_matrix(pairable, raters)
-    points = [_library_alpha(matrix, level) for level in ALPHA_LEVELS]
+    points = [_library_alpha(matrix, level, options.threshold) for level in ALPHA_LEVELS]
     coincidences = _coincidences(matrix)
-    intervals = _intervals(coincidences, _alpha_levels, [v for v, _ in points], options)
+    levels = functools.partial(_alpha_levels, threshold=options.threshold)
+    intervals = _intervals(coincidences, levels, [v for v, _ in points], options)
     estimates = [_estimate(p, i, len(pairable)) for p, i in zip(points, intervals, strict=True)]
     return Alphas(len(pairable), len(raters), *estimates)
 
@@ -855,10 +859,12 @@ def _reliability_matrix(rows: dict[str, dict[str, int]], raters: list[str]) -> n
     return matrix
 
 
-def _library_alpha(matrix: np.ndarray, level: str) -> tuple[float | None, str | None]:
+def _library_alpha(
+    matrix: np.ndarray, level: str, threshold: int
+) -> tuple[float | None, str | None]:
     data, domain, measure = matrix, list(SCORES), level
     if level == "pass_fail":
-        data = np.where(np.isnan(matrix), np.nan, matrix >= PASS_THRESHOLD)
+        data = np.where(np.isnan(matrix), np.nan, matrix >= threshold)
         domain, measure = [0, 1], "nominal"
     if len(set(data[~np.isnan(data)].tolist())) < 2:
         return None, no_variation()
@@ -885,11 +891,13 @@ def coincidences_of_counts(counts: np.ndarray) -> np.ndarray:
         return np.where(ratings >= 2, pairs / (ratings - 1), 0.0)
 
 
-def _alpha_levels(sums: np.ndarray) -> np.ndarray:
+def _alpha_levels(sums: np.ndarray, threshold: int) -> np.ndarray:
     """ALPHA_LEVELS (last axis) from summed coincidence matrices, as krippendorff.alpha
-    computes them: 1 − Σ o·δ / Σ e·δ with e the coincidences expected by chance."""
+    computes them: 1 − Σ o·δ / Σ e·δ with e the coincidences expected by chance; pass/fail
+    splits the scores at the rubric's pass mark (`threshold`)."""
     coincidences = sums.reshape(*sums.shape[:-1], len(SCORES), len(SCORES))
-    passed = np.swapaxes(_PASS, 0, 1) @ coincidences @ _PASS
+    split = np.array([[s < threshold, s >= threshold] for s in SCORES], dtype=float)
+    passed = np.swapaxes(split, 0, 1) @ coincidences @ split
     levels = [
         alpha_from(coincidences, ordinal_distances),
         alpha_from(passed, _nominal_distances),

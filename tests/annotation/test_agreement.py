@@ -101,6 +101,18 @@ def test_pass_fail_alpha_is_nominal_alpha_on_scores_of_3_or_more():
     )
 
 
+@pytest.mark.parametrize("pass_mark", [2, 4])
+def test_pass_fail_alpha_splits_at_the_rubrics_pass_mark(pass_mark):
+    matrix = np.array(
+        [[np.nan if v is None else v >= pass_mark for v in r] for r in WORKED_EXAMPLE.values()]
+    )
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    at_three = agreement(worked_example(), **QUICK)["safety"].alpha.pass_fail.value
+    moved = agreement(worked_example(), threshold=pass_mark, **QUICK)["safety"].alpha.pass_fail
+    assert moved.value == pytest.approx(expected)
+    assert moved.value != pytest.approx(at_three)
+
+
 # --- kappa and correlations against known answers ------------------------------------------------
 
 
@@ -280,14 +292,14 @@ reliability = st.integers(2, 5).flatmap(
 
 
 @settings(max_examples=60, deadline=None)
-@given(reliability)
-def test_vectorised_alpha_equals_krippendorff(columns):
+@given(reliability, st.integers(2, 5))
+def test_vectorised_alpha_equals_krippendorff(columns, pass_mark):
     pairable = [c for c in columns if sum(v is not None for v in c) >= 2]
     assume(pairable)
     matrix = np.array([[np.nan if v is None else v for v in c] for c in pairable]).T
-    vectorised = ag._alpha_levels(ag._coincidences(matrix).sum(axis=0))
+    vectorised = ag._alpha_levels(ag._coincidences(matrix).sum(axis=0), pass_mark)
     for level, value in zip(ag.ALPHA_LEVELS, vectorised, strict=True):
-        expected, _ = ag._library_alpha(matrix, level)
+        expected, _ = ag._library_alpha(matrix, level, pass_mark)
         if expected is None or not np.isfinite(expected):
             continue
         assert value == pytest.approx(expected, abs=1e-9), level
