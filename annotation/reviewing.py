@@ -315,13 +315,8 @@ def not_applicable_allowed(
     dimensions: tuple[Dimension, ...], transcript: Transcript
 ) -> frozenset[str]:
     """The dimensions that may be marked N/A in this conversation, by the rubric's rule."""
-    agent_replied = any(t.speaker == "agent" and t.text for t in transcript.turns)
-    tools_called = bool(transcript.tool_cards)
-    return frozenset(
-        d.key
-        for d in dimensions
-        if d.allows_not_applicable(agent_replied=agent_replied, tools_called=tools_called)
-    )
+    facts = {"agent_replied": transcript.agent_replied, "tools_called": bool(transcript.tool_cards)}
+    return frozenset(d.key for d in dimensions if d.allows_not_applicable(**facts))
 
 
 def _text(raw) -> str:

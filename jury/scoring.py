@@ -29,7 +29,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from jury.models import VERDICT_KEY, Judge, JudgeJob, JuryRun, Panel, Verdict
-from jury.pure.applicability import not_applicable_refusal
 from jury.pure.parsing import parse_all_dimensions, parse_completion
 from jury.pure.prompts import (
     ALL_DIMENSIONS_TOOL,
@@ -408,7 +407,7 @@ def _judge_all(
             verdict = parsed[key]
             problem = verdict.problem
             if verdict.status == "not_applicable" and not problem:
-                problem = not_applicable_refusal(key, transcript)
+                problem = not_applicable_refusal(rubric.dimension(key), transcript)
             logs[key].append(_attempt(len(logs[key]) + 1, verdict.raw, problem, cap))
             if not problem:
                 done[key] = answer(
@@ -428,6 +427,13 @@ def _judge_all(
                 key, failure.get(key, Verdict.Status.UNPARSEABLE), raw=logs[key][-1]["raw"]
             )
     return [done[d.key] for d in dimensions if d.key in done]
+
+
+def not_applicable_refusal(dimension: Dimension, transcript) -> str:
+    """Why the rubric forbids N/A on this dimension of this conversation, or ''."""
+    return dimension.not_applicable_refusal(
+        agent_replied=transcript.agent_replied, tools_called=bool(transcript.tool_cards)
+    )
 
 
 def _judge_dimension(
@@ -475,7 +481,7 @@ def _judge_dimension(
             continue
         problem = parsed.problem
         if parsed.status == "not_applicable" and not problem:
-            problem = not_applicable_refusal(dimension.key, transcript)
+            problem = not_applicable_refusal(dimension, transcript)
         attempt_log.append(_attempt(len(attempt_log) + 1, parsed.raw, problem, cap))
         if not problem:
             return answer(parsed.status, parsed.score, parsed.rationale, parsed.raw)

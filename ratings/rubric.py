@@ -100,12 +100,23 @@ class Dimension:
 
     def allows_not_applicable(self, *, agent_replied: bool, tools_called: bool) -> bool:
         """Whether N/A may be chosen for a conversation with these facts."""
+        return not self.not_applicable_refusal(
+            agent_replied=agent_replied, tools_called=tools_called
+        )
+
+    def not_applicable_refusal(self, *, agent_replied: bool, tools_called: bool) -> str:
+        """Why N/A may not be chosen for a conversation with these facts; '' when it may. A
+        judge's N/A against it is a failure of that judge, counted, never a dropped score."""
         rule = self.not_applicable_when
-        if rule == "agent_silent":
-            return not agent_replied
-        if rule == "no_tool_calls":
-            return not tools_called
-        return rule == "judgement"
+        if rule == "agent_silent" and agent_replied:
+            reason = f"the agent replied, so {self.label.lower()} applies"
+        elif rule == "no_tool_calls" and tools_called:
+            reason = "the agent called a tool, so tool use is scored"
+        elif rule == "never":
+            reason = f"{self.label.lower()} is always rated"
+        else:
+            return ""
+        return f"not applicable is not allowed here: {reason}"
 
     def level(self, score: int) -> Level:
         return next(level for level in self.levels if level.score == score)
