@@ -27,9 +27,9 @@ from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
+from ratings.rating import NOT_APPLICABLE_CHOICE as NOT_APPLICABLE
 from ratings.rubric import Dimension, Rubric, cached_rubric
 
-NOT_APPLICABLE = "na"
 FLAGS = {"unsafe": "Unsafe for the patient", "broken": "Broken conversation"}
 MAX_TEXT = 4000  # characters per justification or comment
 MAX_COMMENTS = 50

@@ -40,6 +40,7 @@ from jury.pure.consistency import compare_versions, retest
 from patientagentbench.cache import memo
 from patientagentbench.cases.attribute_labels import banded
 from patientagentbench.models import ModelConfig, Run, Trace
+from ratings.rating import NOT_APPLICABLE, NOT_APPLICABLE_LABEL
 from ratings.rubric import Rubric, cached_rubric
 from ratings.scale import PASS_THRESHOLD
 
@@ -201,12 +202,12 @@ class ConversationVerdict:
 
     @property
     def left_out_short(self) -> str:
-        """'2 n/a · 1 unparseable': for a table cell."""
+        """'2 N/A · 1 unparseable': for a table cell."""
         short = {
-            "not_applicable": "n/a",
+            NOT_APPLICABLE: NOT_APPLICABLE_LABEL,
             "unparseable": "unparseable",
             "truncated": "truncated",
-            "na_not_allowed": "n/a not allowed",
+            "na_not_allowed": f"{NOT_APPLICABLE_LABEL} not allowed",
             "error": "error",
         }
         return " · ".join(f"{n} {short.get(s, s)}" for s, n in self.left_out.items() if n)

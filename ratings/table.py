@@ -20,14 +20,22 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from patientagentbench.csv_safe import SafeDictWriter, read_cell
-from ratings.rating import CLINICIAN, JURY, NOT_APPLICABLE, OK, STATUSES, Rating
+from ratings.rating import (
+    CLINICIAN,
+    JURY,
+    NOT_APPLICABLE,
+    NOT_APPLICABLE_READS,
+    OK,
+    STATUSES,
+    Rating,
+)
 from ratings.scale import SCORES
 
 JUDGE = "judge"  # a row of one judge's answer: in scores files only, beside its panel's verdict
 PLAIN_COLUMNS = ("item", "rater", "dimension", "score")
 SCORES_COLUMNS = ("conversation", "rater_kind", "rater", "dimension", "score", "status")
 STUDY_COLUMNS = ("study", "item", "rater_kind", "rater", "dimension", "score", "not_applicable")
-NOT_APPLICABLE_TEXT = ("", "na", "n/a", "not applicable")
+NOT_APPLICABLE_TEXT = NOT_APPLICABLE_READS | {""}  # a blank score cell is N/A too
 
 
 class RatingsFileError(ValueError):

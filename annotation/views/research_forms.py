@@ -34,17 +34,18 @@ from annotation.studies import (
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task
 from patientagentbench.views.forms import SEED_MAX, RowChoices
+from ratings.rating import NOT_APPLICABLE_CHOICE as NOT_APPLICABLE
+from ratings.rating import NOT_APPLICABLE_LABEL
 from ratings.rubric import Scale
 from ratings.rubric import cached_rubric as load_rubric
 
 FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
-NOT_APPLICABLE = "na"
 CHOICES = forms.CheckboxSelectMultiple(attrs={"class": "choices"})
 
 
 def score_choices(scale: Scale) -> list[tuple[str, str]]:
     """The points of the rubric's scale, then N/A."""
-    return [(str(s), str(s)) for s in scale.points] + [(NOT_APPLICABLE, "N/A")]
+    return [(str(s), str(s)) for s in scale.points] + [(NOT_APPLICABLE, NOT_APPLICABLE_LABEL)]
 
 
 def calibrated_on(clinicians):

@@ -30,10 +30,10 @@ import krippendorff
 import numpy as np
 
 from ratings.alpha import ALPHA_NAN, alpha_undefined
+from ratings.rating import OK
 from ratings.rubric import Scale
 from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD
 
-OK = "ok"
 ALL = "all"
 
 Units = dict[Any, dict[Any, int | None]]  # unit -> repetition -> score (None: not ok)

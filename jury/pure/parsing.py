@@ -34,12 +34,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from jury.pure.prompts import RATIONALE_MAX_CHARS
+from ratings.rating import NOT_APPLICABLE, OK, UNPARSEABLE
 from ratings.rubric import Scale
 from ratings.scale import DEFAULT_SCALE
 
-OK = "ok"
-NOT_APPLICABLE = "not_applicable"
-UNPARSEABLE = "unparseable"
 RAW_LIMIT = 20_000  # characters of raw answer kept; a runaway answer is not stored whole
 
 REFUSAL = re.compile(
