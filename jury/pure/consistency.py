@@ -18,18 +18,16 @@ and lists every verdict that flipped, which is what a researcher needs after edi
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-import krippendorff
 import numpy as np
 
-from ratings.alpha import ALPHA_NAN, alpha_undefined
+from ratings import reliability
+from ratings.alpha import alpha_undefined
 from ratings.rating import OK
 from ratings.rubric import Scale
 from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD
@@ -134,22 +132,7 @@ def ordinal_alpha(units: Units, scale: Scale = DEFAULT_SCALE) -> tuple[float | N
         for rep, score in scores.items():
             if score is not None:
                 matrix[repetitions.index(rep), column] = score
-    pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
-    reason = alpha_undefined(
-        len(repetitions),
-        pairable.shape[1],
-        pairable[~np.isnan(pairable)].tolist(),
-        rater="repetition",
-        unit="conversation",
-    )
-    if reason:
-        return None, reason
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        value = krippendorff.alpha(
-            reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(scale.points)
-        )
-    return (None, ALPHA_NAN) if math.isnan(value) else (float(value), "")
+    return reliability.ordinal_alpha(matrix, scale.points, rater="repetition", unit="conversation")
 
 
 # --- two versions of the rubric or the judge prompt ---------------------------------------------
