@@ -29,7 +29,7 @@ from ratings.rating import (
     STATUSES,
     Rating,
 )
-from ratings.scale import SCORES
+from ratings.scale import DEFAULT_SCALE
 
 JUDGE = "judge"  # a row of one judge's answer: in scores files only, beside its panel's verdict
 PLAIN_COLUMNS = ("item", "rater", "dimension", "score")
@@ -228,9 +228,11 @@ class _Line:
         try:
             value = float(text)
         except ValueError:
-            raise self.error("score", f"expected a score from 1 to 5, got {text!r}") from None
-        if not SCORES[0] <= value <= SCORES[-1]:
-            raise self.error("score", f"expected a score from 1 to 5, got {text!r}")
+            raise self.error(
+                "score", f"expected a score from {DEFAULT_SCALE.span}, got {text!r}"
+            ) from None
+        if not DEFAULT_SCALE.low <= value <= DEFAULT_SCALE.high:
+            raise self.error("score", f"expected a score from {DEFAULT_SCALE.span}, got {text!r}")
         if kind == CLINICIAN and not value.is_integer():
             raise self.error("score", f"a clinician's score is a whole number, got {text!r}")
         return int(value) if value.is_integer() else value

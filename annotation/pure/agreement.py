@@ -82,7 +82,7 @@ from ratings.rating import OK as OK
 from ratings.rating import STATUSES as STATUSES
 from ratings.rating import Rating as Rating
 from ratings.reliability import ALPHA_LEVELS as ALPHA_LEVELS
-from ratings.scale import PASS_THRESHOLD, SCORES
+from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD, SCORES
 from ratings.ties import DEFAULT_TIE_RULE, HALF_DOWN, HALF_UP, check_rule, score_shares
 from ratings.ties import TIE_RULES as TIE_RULES
 from ratings.ties import half_up as half_up
@@ -485,9 +485,9 @@ def _excluded_reason(rating: Rating) -> str | None:
 def _checked_mean(score: Any) -> float:
     """A jury's score: a whole score, or a panel's mean of whole scores, within the scale."""
     if isinstance(score, bool) or not isinstance(score, int | float | np.integer | np.floating):
-        raise ValueError(f"a jury score must be a number from 1 to 5, got {score!r}")
+        raise ValueError(f"a jury score must be a number from {DEFAULT_SCALE.span}, got {score!r}")
     if not (SCORES[0] <= score <= SCORES[-1]) or not math.isfinite(score):
-        raise ValueError(f"a jury score must be a number from 1 to 5, got {score!r}")
+        raise ValueError(f"a jury score must be a number from {DEFAULT_SCALE.span}, got {score!r}")
     return float(score)
 
 
@@ -496,7 +496,9 @@ def _checked(score: Any) -> int | None:
     if score is None:
         return None
     if isinstance(score, bool) or not isinstance(score, int | np.integer) or score not in SCORES:
-        raise ValueError(f"a score must be an integer from 1 to 5 or None, got {score!r}")
+        raise ValueError(
+            f"a score must be an integer from {DEFAULT_SCALE.span} or None, got {score!r}"
+        )
     return int(score)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ratings import reliability
 from ratings.rating import Rating
-from ratings.scale import SCORES
+from ratings.scale import DEFAULT_SCALE, SCORES
 
 # Why a dimension was left out of `compare`.
 CLINICIAN_NA = "clinician marked not applicable"
@@ -171,7 +171,9 @@ def disagreements(item_scores: dict[str, dict[str, int | None]], threshold: int 
 def _checked(score: int) -> int:
     # bool is an int and 3.0 == 3; neither is a rubric score.
     if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
-        raise ValueError(f"a score must be an integer from 1 to 5 or None, got {score!r}")
+        raise ValueError(
+            f"a score must be an integer from {DEFAULT_SCALE.span} or None, got {score!r}"
+        )
     return score
 
 
