@@ -2,8 +2,9 @@
 
 `tests/fixtures/rubrics/sevendim-v1.json` is the v1 rubric with one more operations dimension
 (`documentation_quality`) and a pass mark of 4. It goes through the simulated jury (one call
-per dimension and one call for all), the judges' prompt and answer schema, and the review page
-and its form; nothing outside the file names seven dimensions or the pass mark.
+per dimension and one call for all), the judges' prompt and answer schema, the review page and
+its form, and the raters, jury and quality dashboards of a study on it; nothing outside the
+file names seven dimensions or the pass mark. Not covered yet: exports (bundle, ratings CSV).
 """
 
 import re
@@ -118,3 +119,40 @@ def test_the_review_page_offers_and_stores_the_seventh_dimension(seven, traces, 
     client.post(reverse("review_submit", args=[assignment.code]), form)
     stored = Submission.objects.get(assignment=assignment)
     assert set(stored.scores) == set(keys) and stored.scores[SEVENTH] == 4
+
+
+@pytest.mark.django_db
+def test_the_dashboards_show_the_seventh_dimension(seven, traces, client, researcher):
+    run, done = traces
+    me = make_clinician("dr-seven-dash", Clinician.Track.OPERATIONS)
+    study = create_study(
+        StudySpec(status="open", name="Seven dashboards", overlap={"operations": 1}),
+        [t.pk for t in done[:2]],
+        [me],
+        researcher,
+    )
+    study.rubric_name = "sevendim"
+    study.save(update_fields=["rubric_name"])
+    client.force_login(me.user)
+    keys = [d.key for d in seven.dimensions_for({"operations"})]
+    for n, assignment in enumerate(me.assignments.filter(item__study=study)):
+        form = {f"score-{key}": str(2 + n) for key in keys} | {"nonce": f"dash-{n}"}
+        client.post(reverse("review_submit", args=[assignment.code]), form)
+    assert Submission.objects.filter(assignment__item__study=study).count() == 2
+    panel = Panel.objects.create(name="seven-dash", rubric_name="sevendim", rubric_version="1")
+    model = ModelConfig.objects.create(
+        name="sim-judge-b", provider="simulated", model_id="sim-judge-b"
+    )
+    panel.judges.add(Judge.objects.create(name="seven-dash-b", model=model))
+    execute_inline(launch_jury(panel=panel, run=run, enqueue=False))
+
+    client.force_login(researcher)
+    for page in (
+        "research_dashboard_raters",
+        "research_dashboard_jury",
+        "research_dashboard_quality",
+    ):
+        response = client.get(reverse(page) + f"?study={study.pk}")
+        assert response.status_code == 200, page
+        # A figure's row, not only the dimension picker: the seventh is computed on.
+        assert "<td>Documentation quality</td>" in response.content.decode(), page
