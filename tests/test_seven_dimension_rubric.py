@@ -4,11 +4,17 @@
 (`documentation_quality`) and a pass mark of 4. It goes through the simulated jury (one call
 per dimension and one call for all), the judges' prompt and answer schema, the review page and
 its form, and the raters, jury and quality dashboards of a study on it; nothing outside the
-file names seven dimensions or the pass mark. Not covered yet: exports (bundle, ratings CSV).
+file names seven dimensions or the pass mark. The study bundle (its export) carries the
+clinicians' scores and the agreement figures on it (its scores.csv has no jury rows here; not
+looked into).
 """
 
+import csv
+import io
+import json
 import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -156,3 +162,15 @@ def test_the_dashboards_show_the_seventh_dimension(seven, traces, client, resear
         assert response.status_code == 200, page
         # A figure's row, not only the dimension picker: the seventh is computed on.
         assert "<td>Documentation quality</td>" in response.content.decode(), page
+    bundle = client.get(reverse("research_study_bundle", args=[study.pk]))
+    assert bundle.status_code == 200
+    with zipfile.ZipFile(
+        io.BytesIO(b"".join(bundle.streaming_content) if bundle.streaming else bundle.content)
+    ) as archive:
+        text = {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
+    rows = [r for r in csv.DictReader(io.StringIO(text["scores.csv"])) if r["dimension"] == SEVENTH]
+    assert sorted((r["rater_kind"], r["score"]) for r in rows) == [
+        ("clinician", "2"),
+        ("clinician", "3"),
+    ]
+    assert SEVENTH in json.loads(text["agreement.json"])
