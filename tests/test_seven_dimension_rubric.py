@@ -57,6 +57,21 @@ def traces(sim_models):
     return run, list(run.traces.filter(status=Trace.Status.DONE).order_by("pk"))
 
 
+def seven_study(traces, researcher, username):
+    """An open study of these conversations on the seven-dimension rubric, and its one
+    operations clinician (who scores the seventh dimension)."""
+    me = make_clinician(username, Clinician.Track.OPERATIONS)
+    study = create_study(
+        StudySpec(status="open", name=f"Seven {username}", overlap={"operations": 1}),
+        [t.pk for t in traces],
+        [me],
+        researcher,
+    )
+    study.rubric_name = "sevendim"  # the one change a second rubric needs
+    study.save(update_fields=["rubric_name"])
+    return me, study
+
+
 def test_the_file_alone_makes_seven_scored_dimensions_and_its_pass_mark():
     rubric = load_rubric("sevendim", directory=FIXTURE.parent)
     assert len(rubric.scored) == 7 and rubric.scored[-1].key == SEVENTH
@@ -99,16 +114,7 @@ def test_the_simulated_jury_scores_all_seven(seven, traces, call_mode):
 
 @pytest.mark.django_db
 def test_the_review_page_offers_and_stores_the_seventh_dimension(seven, traces, client, researcher):
-    _, done = traces
-    me = make_clinician("dr-seven", Clinician.Track.OPERATIONS)
-    study = create_study(
-        StudySpec(status="open", name="Seven", overlap={"operations": 1}),
-        [t.pk for t in done[:1]],
-        [me],
-        researcher,
-    )
-    study.rubric_name = "sevendim"
-    study.save(update_fields=["rubric_name"])
+    me, study = seven_study(traces[1][:1], researcher, "dr-seven")
     assignment = me.assignments.get(item__study=study)
     client.force_login(me.user)
     page = client.get(reverse("review_item", args=[assignment.code])).content.decode()
@@ -130,15 +136,7 @@ def test_the_review_page_offers_and_stores_the_seventh_dimension(seven, traces, 
 @pytest.mark.django_db
 def test_the_dashboards_show_the_seventh_dimension(seven, traces, client, researcher):
     run, done = traces
-    me = make_clinician("dr-seven-dash", Clinician.Track.OPERATIONS)
-    study = create_study(
-        StudySpec(status="open", name="Seven dashboards", overlap={"operations": 1}),
-        [t.pk for t in done[:2]],
-        [me],
-        researcher,
-    )
-    study.rubric_name = "sevendim"
-    study.save(update_fields=["rubric_name"])
+    me, study = seven_study(done[:2], researcher, "dr-seven-dash")
     client.force_login(me.user)
     keys = [d.key for d in seven.dimensions_for({"operations"})]
     for n, assignment in enumerate(me.assignments.filter(item__study=study)):
