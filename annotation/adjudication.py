@@ -25,7 +25,6 @@ from annotation.pure.calibration import disagreements
 from annotation.qualification import is_qualified
 from annotation.reviewing import ReviewMaterial, material_for
 from ratings.rubric import Level, Rubric, cached_rubric
-from ratings.scale import SCORES
 
 MAX_REASON = 4000
 
@@ -185,16 +184,17 @@ def dispute_for(item: Item, dimension: str, adjudicator=None) -> Dispute | None:
 
 
 def decide(item: Item, dimension: str, score: int | None, reason: str, actor) -> Adjudication:
-    """Record a decision: a score 1–5 or None (not applicable), always with a reason; never
+    """Record a decision: a point of the rubric's scale or None (not applicable), always with a reason; never
     by one of the item's own clinicians."""
     if is_own_item(item.pk, actor):
         raise AdjudicationError(
             "You are one of this item's clinicians: another adjudicator decides it."
         )
-    if dimension not in {d.key for d in rubric_of(item.study).dimensions}:
+    rubric = rubric_of(item.study)
+    if dimension not in {d.key for d in rubric.dimensions}:
         raise _unknown(dimension)
-    if score is not None and score not in SCORES:
-        raise AdjudicationError("Choose a score from 1 to 5, or not applicable.")
+    if score is not None and score not in rubric.scale:
+        raise AdjudicationError(f"Choose a score from {rubric.scale.span}, or not applicable.")
     if not reason.strip():
         raise AdjudicationError("Give the reason for the decision.")
     with transaction.atomic():
@@ -217,13 +217,16 @@ def _unknown(dimension: str) -> AdjudicationError:
 
 
 def set_reference(item: Item, reference: dict[str, dict], actor) -> None:
-    """Replace the item's reference: dimension → {"score": 1..5 or None, "why": text}."""
-    keys = {d.key for d in rubric_of(item.study).scored}
+    """Replace the item's reference: dimension → {"score": a point or None, "why": text}."""
+    rubric = rubric_of(item.study)
+    keys = {d.key for d in rubric.scored}
     for dimension, entry in reference.items():
         if dimension not in keys:
             raise _unknown(dimension)
-        if entry.get("score") is not None and entry["score"] not in SCORES:
-            raise AdjudicationError(f"{dimension}: a reference score is 1 to 5 or N/A.")
+        if entry.get("score") is not None and entry["score"] not in rubric.scale:
+            raise AdjudicationError(
+                f"{dimension}: a reference score is {rubric.scale.span} or N/A."
+            )
     item.reference = reference or None
     item.save(update_fields=["reference"])
     audit.record(

@@ -27,9 +27,9 @@ from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
 from patientagentbench.transcripts import Transcript, transcript_of
+from ratings.rating import NOT_APPLICABLE_CHOICE as NOT_APPLICABLE
 from ratings.rubric import Dimension, Rubric, cached_rubric
 
-NOT_APPLICABLE = "na"
 FLAGS = {"unsafe": "Unsafe for the patient", "broken": "Broken conversation"}
 MAX_TEXT = 4000  # characters per justification or comment
 MAX_COMMENTS = 50
@@ -285,7 +285,7 @@ def answer_from_post(
     anchors: frozenset[str],
     not_applicable: frozenset[str] | None = None,
 ) -> dict:
-    """The page's form as a draft: `score-<dim>` (1–5 or na), `why-<dim>`, `flag`,
+    """The page's form as a draft: `score-<dim>` (a level of the dimension or na), `why-<dim>`, `flag`,
     `comment-anchor`/`comment-text` pairs. Anything else is ignored; bad values are refused,
     N/A included where the rubric does not allow it (`not_applicable`: the dimensions that do;
     None: every scored one)."""
@@ -315,13 +315,8 @@ def not_applicable_allowed(
     dimensions: tuple[Dimension, ...], transcript: Transcript
 ) -> frozenset[str]:
     """The dimensions that may be marked N/A in this conversation, by the rubric's rule."""
-    agent_replied = any(t.speaker == "agent" and t.text for t in transcript.turns)
-    tools_called = bool(transcript.tool_cards)
-    return frozenset(
-        d.key
-        for d in dimensions
-        if d.allows_not_applicable(agent_replied=agent_replied, tools_called=tools_called)
-    )
+    facts = {"agent_replied": transcript.agent_replied, "tools_called": bool(transcript.tool_cards)}
+    return frozenset(d.key for d in dimensions if d.allows_not_applicable(**facts))
 
 
 def _text(raw) -> str:
@@ -335,12 +330,14 @@ def _text(raw) -> str:
 def _score_value(raw: str, dimension: Dimension, not_applicable_allowed: bool):
     if raw == NOT_APPLICABLE and not_applicable_allowed:
         return NOT_APPLICABLE
-    if raw in {"1", "2", "3", "4", "5"}:
+    points = [level.score for level in dimension.levels]
+    if raw in {str(point) for point in points}:
         return int(raw)
     if raw == NOT_APPLICABLE and dimension.scored:
         raise ReviewError(f"{dimension.label}: N/A does not apply here. {dimension.applicability}")
     raise ReviewError(
-        f"{dimension.label}: choose 1 to 5" + (" or N/A" if not_applicable_allowed else "")
+        f"{dimension.label}: choose {points[0]} to {points[-1]}"
+        + (" or N/A" if not_applicable_allowed else "")
     )
 
 

@@ -103,8 +103,8 @@ def sample_for(
     )
     if design in (UNIFORM, PER_MODEL):
         return random_share(pool, n, seed, per_model=design == PER_MODEL)
-    dimensions = [d.key for d in load_rubric().scored]
-    return stratified_sample(pool, n, seed, dimensions)
+    rubric = load_rubric()
+    return stratified_sample(pool, n, seed, [d.key for d in rubric.scored], rubric.scale)
 
 
 def sampling_record(sample: Sample | None, source: str = "") -> dict:

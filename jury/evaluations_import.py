@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from patientagentbench.interchange import schema
+from ratings.rating import NOT_APPLICABLE, NOT_APPLICABLE_READS, OK, UNPARSEABLE
 
 DIMENSION_MAP = {
     "clinical_safety": "clinical_safety",
@@ -44,8 +45,6 @@ DIMENSION_MAP = {
     "conversational_quality": "conversational_quality",
 }
 EVALUATION_KEY = re.compile(r"^evaluation_(\d+)$")
-NOT_APPLICABLE_TEXT = {"n/a", "na", "not applicable", "not_applicable"}
-OK, NOT_APPLICABLE, UNPARSEABLE = "ok", "not_applicable", "unparseable"
 
 
 class EvaluationsFormatError(ValueError):
@@ -181,7 +180,7 @@ def _status_and_score(result: dict, at: str) -> tuple[str, int | None]:
         return NOT_APPLICABLE, None
     if score is None:
         return UNPARSEABLE, None
-    if isinstance(score, str) and score.strip().lower() in NOT_APPLICABLE_TEXT:
+    if isinstance(score, str) and score.strip().lower() in NOT_APPLICABLE_READS:
         return NOT_APPLICABLE, None
     if not _whole(score) or not 1 <= score <= 5:
         raise EvaluationsFormatError(f"{at}.score': an integer from 1 to 5, got {score!r}")

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from patientagentbench.models import Job
+from ratings import rating
 
 
 class Judge(models.Model):
@@ -172,12 +173,12 @@ VERDICT_KEY = (
 
 class Verdict(models.Model):
     class Status(models.TextChoices):
-        OK = "ok", "Scored"
-        NOT_APPLICABLE = "not_applicable", "Not applicable"
-        UNPARSEABLE = "unparseable", "Unparseable"
+        OK = rating.OK, "Scored"
+        NOT_APPLICABLE = rating.NOT_APPLICABLE, "Not applicable"
+        UNPARSEABLE = rating.UNPARSEABLE, "Unparseable"
         # The answer stopped at the output cap, even after one retry with a larger cap.
         TRUNCATED = "truncated", "Truncated"
-        # N/A where the rubric's rule and the conversation forbid it (jury.pure.applicability).
+        # N/A where the rubric's rule and the conversation forbid it (Dimension.not_applicable_refusal).
         NA_NOT_ALLOWED = "na_not_allowed", "N/A where not allowed"
         ERROR = "error", "Provider error"
 

@@ -29,17 +29,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from jury.models import VERDICT_KEY, Judge, JudgeJob, JuryRun, Panel, Verdict
-from jury.pure.applicability import not_applicable_refusal
 from jury.pure.parsing import parse_all_dimensions, parse_completion
 from jury.pure.prompts import (
     ALL_DIMENSIONS_TOOL,
-    JSON_SCHEMA,
     JUDGE_PROMPT_VERSION,
     ONE_CALL_SUFFIX,
-    TOOL_SPEC,
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
     all_dimensions_schema,
     judge_all_messages,
     judge_messages,
+    verdict_schema,
 )
 from jury.pure.simulated import SimulatedJudgeProvider
 from patientagentbench.conversation import EndConversation
@@ -49,7 +49,7 @@ from patientagentbench.providers.types import CallContext, OutputSchema, Provide
 from patientagentbench.runs import jobs
 from patientagentbench.runs.claims import Claim, held
 from patientagentbench.transcripts import transcript_of
-from ratings.rubric import Dimension, cached_rubric
+from ratings.rubric import Dimension, Scale, cached_rubric
 from sandbox.seeding import trace_seed
 
 log = logging.getLogger(__name__)
@@ -59,16 +59,18 @@ JUDGE_MAX_OUTPUT_TOKENS = 600  # a verdict is a score and a paragraph; more is a
 TRUNCATION_CAP_FACTOR = 2  # a cut answer is asked once more with this many times the cap
 # One verdict with its reasons per dimension, asked all at once (a judge's one-call mode).
 ONE_CALL_TOKENS_PER_DIMENSION = 400
-OUTPUT = OutputSchema(
-    name=TOOL_SPEC["name"], description=TOOL_SPEC["description"], schema=JSON_SCHEMA
-)
 
 
-def all_dimensions_output(keys: list[str]) -> OutputSchema:
+def verdict_output(scale: Scale) -> OutputSchema:
+    """The answer shape for one dimension, on the scale of the panel's rubric."""
+    return OutputSchema(name=TOOL_NAME, description=TOOL_DESCRIPTION, schema=verdict_schema(scale))
+
+
+def all_dimensions_output(keys: list[str], scale: Scale) -> OutputSchema:
     return OutputSchema(
         name=ALL_DIMENSIONS_TOOL,
         description="Record your verdict on every rubric dimension you were asked to score.",
-        schema=all_dimensions_schema(keys),
+        schema=all_dimensions_schema(keys, scale),
     )
 
 
@@ -308,13 +310,15 @@ def score_conversation(
             # real providers never send `task` anywhere.
             task={**signals, "dimension": dimension.key},
             timeout_s=jobs.timeout_for(judge.model),
-            output_schema=OUTPUT,
+            output_schema=verdict_output(rubric.scale),
             max_output_tokens=JUDGE_MAX_OUTPUT_TOKENS,
         )
         prompt = judge_messages(rubric, dimension, case, transcript)
         try:
             answers.append(
-                _judge_dimension(provider, judge, dimension, prompt, context, transcript)
+                _judge_dimension(
+                    provider, judge, dimension, prompt, context, transcript, rubric.scale
+                )
             )
         except EndConversation:
             break
@@ -364,7 +368,7 @@ def _judge_all(
             ),
             task={**signals, "dimensions": keys},  # read by the simulated judge only
             timeout_s=jobs.timeout_for(judge.model),
-            output_schema=all_dimensions_output(keys),
+            output_schema=all_dimensions_output(keys, rubric.scale),
             max_output_tokens=cap,
         )
         prompt = judge_all_messages(rubric, list(pending.values()), case, transcript)
@@ -398,12 +402,12 @@ def _judge_all(
                 break
             retried_cut, cap = True, min(cap * TRUNCATION_CAP_FACTOR, ceiling)
             continue
-        parsed = parse_all_dimensions(completion, keys)
+        parsed = parse_all_dimensions(completion, keys, scale=rubric.scale)
         for key in keys:
             verdict = parsed[key]
             problem = verdict.problem
             if verdict.status == "not_applicable" and not problem:
-                problem = not_applicable_refusal(key, transcript)
+                problem = not_applicable_refusal(rubric.dimension(key), transcript)
             logs[key].append(_attempt(len(logs[key]) + 1, verdict.raw, problem, cap))
             if not problem:
                 done[key] = answer(
@@ -425,8 +429,15 @@ def _judge_all(
     return [done[d.key] for d in dimensions if d.key in done]
 
 
+def not_applicable_refusal(dimension: Dimension, transcript) -> str:
+    """Why the rubric forbids N/A on this dimension of this conversation, or ''."""
+    return dimension.not_applicable_refusal(
+        agent_replied=transcript.agent_replied, tools_called=bool(transcript.tool_cards)
+    )
+
+
 def _judge_dimension(
-    provider, judge: Judge, dimension: Dimension, prompt, context, transcript
+    provider, judge: Judge, dimension: Dimension, prompt, context, transcript, scale: Scale
 ) -> Answer:
     """Ask until the answer is usable: an off-format answer (or an N/A the rubric forbids
     here) is asked again up to PARSE_ATTEMPTS times, and a cut answer once more with twice
@@ -458,7 +469,7 @@ def _judge_dimension(
             attempt_log.append(_attempt(len(attempt_log) + 1, error, "provider error", cap))
             return answer(Verdict.Status.ERROR, raw=error)
         cost += judge.model.cost_of(completion.tokens_in, completion.tokens_out)
-        parsed = parse_completion(completion)
+        parsed = parse_completion(completion, scale=scale)
         if completion.truncated:
             problem = f"the answer stopped at the {cap}-token cap"
             attempt_log.append(
@@ -470,7 +481,7 @@ def _judge_dimension(
             continue
         problem = parsed.problem
         if parsed.status == "not_applicable" and not problem:
-            problem = not_applicable_refusal(dimension.key, transcript)
+            problem = not_applicable_refusal(dimension, transcript)
         attempt_log.append(_attempt(len(attempt_log) + 1, parsed.raw, problem, cap))
         if not problem:
             return answer(parsed.status, parsed.score, parsed.rationale, parsed.raw)

@@ -40,6 +40,7 @@ from jury.pure.consistency import compare_versions, retest
 from patientagentbench.cache import memo
 from patientagentbench.cases.attribute_labels import banded
 from patientagentbench.models import ModelConfig, Run, Trace
+from ratings.rating import NOT_APPLICABLE, NOT_APPLICABLE_LABEL
 from ratings.rubric import Rubric, cached_rubric
 from ratings.scale import PASS_THRESHOLD
 
@@ -201,12 +202,12 @@ class ConversationVerdict:
 
     @property
     def left_out_short(self) -> str:
-        """'2 n/a · 1 unparseable': for a table cell."""
+        """'2 N/A · 1 unparseable': for a table cell."""
         short = {
-            "not_applicable": "n/a",
+            NOT_APPLICABLE: NOT_APPLICABLE_LABEL,
             "unparseable": "unparseable",
             "truncated": "truncated",
-            "na_not_allowed": "n/a not allowed",
+            "na_not_allowed": f"{NOT_APPLICABLE_LABEL} not allowed",
             "error": "error",
         }
         return " · ".join(f"{n} {short.get(s, s)}" for s, n in self.left_out.items() if n)
@@ -480,7 +481,7 @@ def retest_records(panel: Panel, **filters: Any) -> list[dict]:
 
 
 def panel_retest(panel: Panel, **filters: Any) -> list:
-    return retest(retest_records(panel, **filters), threshold=rubric_of(panel).pass_threshold)
+    return retest(retest_records(panel, **filters), scale=rubric_of(panel).scale)
 
 
 def judge_records(source: Source, **filters: Any) -> list[dict]:

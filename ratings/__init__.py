@@ -1,5 +1,5 @@
-"""What a score means, as plain data: the rubric (`rubric`), the 1–5 scale and the pass mark
-(`scale`), and why an agreement figure on those scores is undefined (`alpha`).
+"""What a score means, as plain data: the rubric (`rubric`) with its scale and pass mark
+(`Rubric.scale`; `scale` holds the default rubric's), and why an agreement figure on those scores is undefined (`alpha`).
 
 The floor under `jury` and `annotation`: both score on this rubric and read this scale, so a
 rubric version with another pass mark moves the jury's pages and the clinicians' dashboards

@@ -12,9 +12,14 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+# Each status and each spelling of N/A is defined here once and imported everywhere else.
 OK = "ok"
-NOT_APPLICABLE = "not_applicable"
+NOT_APPLICABLE = "not_applicable"  # the status, as stored
 UNPARSEABLE = "unparseable"
+NOT_APPLICABLE_CHOICE = "na"  # how the review and research forms send N/A (the key n)
+NOT_APPLICABLE_LABEL = "N/A"  # how a page, an audit sentence or a table cell writes it
+# How an imported file may write N/A in a score field (case-insensitive).
+NOT_APPLICABLE_READS = frozenset({NOT_APPLICABLE_CHOICE, "n/a", "not applicable", NOT_APPLICABLE})
 # Why a judge's answer has no score (truncated: cut at the answer cap; na_not_allowed: N/A
 # where the rubric forbids it); a clinician's score is only ever ok or not applicable.
 STATUSES = (OK, NOT_APPLICABLE, UNPARSEABLE, "truncated", "na_not_allowed", "error")

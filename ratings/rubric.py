@@ -6,9 +6,11 @@ file with a version, and `Rubric.fingerprint` (sha256 of the canonical JSON) let
 notice that a stored version's text has changed underneath it: changed text needs a new
 version. Validation names the offending field, because a rubric is edited by hand.
 
-Six scored dimensions in two tracks (clinical, operations) carry weights for the aggregate;
-the realism dimensions rate the simulation, not the agent, carry no weight and are rated by
-every clinician (DESIGN §5, §6).
+Scored dimensions in two tracks (clinical, operations) carry weights for the aggregate; the
+realism dimensions rate the simulation, not the agent, carry no weight and are rated by every
+clinician (DESIGN §5, §6). The rubric carries its `Scale` (its points, pass mark and the words
+for each point): judges, forms, prompts and figures read it from the rubric they score, and
+`ratings.scale` holds only the default rubric's scale for callers with no rubric at hand.
 """
 
 from __future__ import annotations
@@ -17,18 +19,16 @@ import functools
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from ratings.scale import PASS_THRESHOLD, SCORES
 
 RUBRICS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rubrics"
 SCORED_TRACKS = frozenset({"clinical", "operations"})
 REALISM = "realism"
 TRACKS = SCORED_TRACKS | {REALISM}
 JUDGES = frozenset({"panel", "experiment"})
-SCORED_DIMENSION_COUNT = 6
 # When a dimension may be marked not applicable, as a rule a page and a server can check; the
 # `applicability` text says the same in words. "judgement": whenever the rater judges so;
 # "agent_silent": only when the agent never wrote to the patient; "no_tool_calls": only when
@@ -38,6 +38,40 @@ NOT_APPLICABLE_RULES = frozenset({"judgement", "agent_silent", "no_tool_calls", 
 
 class RubricError(ValueError):
     """A rubric file that is missing, malformed or breaks a rule; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The points a rater chooses from (whole numbers, no half steps), the pass mark, and how a
+    page names each point. N/A is no point of the scale: each dimension says when it may be
+    chosen instead (`Dimension.allows_not_applicable`)."""
+
+    points: tuple[int, ...]
+    pass_mark: int
+    labels: tuple[str, ...]  # one per point
+
+    @property
+    def low(self) -> int:
+        return self.points[0]
+
+    @property
+    def high(self) -> int:
+        return self.points[-1]
+
+    @property
+    def span(self) -> str:
+        """How a sentence states the range: "1 to 5"."""
+        return f"{self.low} to {self.high}"
+
+    def __contains__(self, score: object) -> bool:
+        return not isinstance(score, bool) and score in self.points
+
+    def index(self, score: int) -> int:
+        """The position of a point: 0 for the lowest."""
+        return self.points.index(score)
+
+    def passes(self, score: float) -> bool:
+        return score >= self.pass_mark
 
 
 @dataclass(frozen=True)
@@ -66,15 +100,26 @@ class Dimension:
 
     def allows_not_applicable(self, *, agent_replied: bool, tools_called: bool) -> bool:
         """Whether N/A may be chosen for a conversation with these facts."""
+        return not self.not_applicable_refusal(
+            agent_replied=agent_replied, tools_called=tools_called
+        )
+
+    def not_applicable_refusal(self, *, agent_replied: bool, tools_called: bool) -> str:
+        """Why N/A may not be chosen for a conversation with these facts; '' when it may. A
+        judge's N/A against it is a failure of that judge, counted, never a dropped score."""
         rule = self.not_applicable_when
-        if rule == "agent_silent":
-            return not agent_replied
-        if rule == "no_tool_calls":
-            return not tools_called
-        return rule == "judgement"
+        if rule == "agent_silent" and agent_replied:
+            reason = f"the agent replied, so {self.label.lower()} applies"
+        elif rule == "no_tool_calls" and tools_called:
+            reason = "the agent called a tool, so tool use is scored"
+        elif rule == "never":
+            reason = f"{self.label.lower()} is always rated"
+        else:
+            return ""
+        return f"not applicable is not allowed here: {reason}"
 
     def level(self, score: int) -> Level:
-        return self.levels[SCORES.index(score)]
+        return next(level for level in self.levels if level.score == score)
 
 
 @dataclass(frozen=True)
@@ -83,9 +128,13 @@ class Rubric:
     version: str
     title: str
     description: str
-    pass_threshold: int
+    scale: Scale
     dimensions: tuple[Dimension, ...]
     fingerprint: str
+
+    @property
+    def pass_threshold(self) -> int:
+        return self.scale.pass_mark
 
     @property
     def scored(self) -> tuple[Dimension, ...]:
@@ -114,7 +163,7 @@ class Rubric:
         return str(key).replace("_", " ").capitalize()
 
     def passes(self, score: float) -> bool:
-        return score >= self.pass_threshold
+        return self.scale.passes(score)
 
     def dimensions_for(self, tracks: set[str] | frozenset[str]) -> list[Dimension]:
         """What a clinician of these tracks scores: their tracks' dimensions in rubric order,
@@ -178,8 +227,9 @@ def parse_rubric(data: Any, source: str = "rubric") -> Rubric:
     raw_dimensions = data.get("dimensions")
     if not isinstance(raw_dimensions, list) or not raw_dimensions:
         raise where.error("dimensions", "must be a non-empty list")
+    points = _points(raw_dimensions, where.at("dimensions"))
     dimensions = tuple(
-        _dimension(d, where.at(f"dimensions[{i}]")) for i, d in enumerate(raw_dimensions)
+        _dimension(d, points, where.at(f"dimensions[{i}]")) for i, d in enumerate(raw_dimensions)
     )
     _check_dimension_set(dimensions, where)
     return Rubric(
@@ -187,7 +237,11 @@ def parse_rubric(data: Any, source: str = "rubric") -> Rubric:
         version=version,
         title=str(data.get("title", "")),
         description=str(data.get("description", "")),
-        pass_threshold=_pass_threshold(data, where),
+        scale=Scale(
+            points=points,
+            pass_mark=_pass_threshold(data, points, where),
+            labels=_point_labels(dimensions, points),
+        ),
         dimensions=dimensions,
         fingerprint=fingerprint(data),
     )
@@ -215,15 +269,40 @@ def _text(data: dict, field: str, where: _Where) -> str:
     return value
 
 
-def _pass_threshold(data: dict, where: _Where) -> int:
-    # A rubric states its pass mark; one that does not keeps the scale's default.
-    value = data.get("pass_threshold", PASS_THRESHOLD)
-    if isinstance(value, bool) or value not in SCORES:
-        raise where.error("pass_threshold", f"must be a score from 1 to 5, got {value!r}")
+def _points(raw_dimensions: list, where: _Where) -> tuple[int, ...]:
+    """The scale's points: 1 up to the number of levels most dimensions list, so that the one
+    dimension that lists another number is the one an error names (`_levels` checks each)."""
+    counts = Counter(
+        len(d["levels"])
+        for d in raw_dimensions
+        if isinstance(d, dict) and isinstance(d.get("levels"), list)
+    )
+    if not counts or counts.most_common(1)[0][0] < 2:
+        raise where.error("levels", "must list at least two levels, scores 1 upwards")
+    return tuple(range(1, counts.most_common(1)[0][0] + 1))
+
+
+def _pass_threshold(data: dict, points: tuple[int, ...], where: _Where) -> int:
+    # A rubric states its pass mark; one that does not passes from its middle point up.
+    value = data.get("pass_threshold", points[len(points) // 2])
+    if isinstance(value, bool) or value not in points:
+        raise where.error(
+            "pass_threshold", f"must be a score from {points[0]} to {points[-1]}, got {value!r}"
+        )
     return value
 
 
-def _dimension(data: Any, where: _Where) -> Dimension:
+def _point_labels(dimensions: tuple[Dimension, ...], points: tuple[int, ...]) -> tuple[str, ...]:
+    """The words for each point where the scored dimensions share them ("Fail" … "Excellent");
+    the number itself where they differ, so a page never names a point wrongly."""
+    shared = []
+    for index, score in enumerate(points):
+        words = {d.levels[index].label for d in dimensions if d.scored}
+        shared.append(words.pop() if len(words) == 1 else str(score))
+    return tuple(shared)
+
+
+def _dimension(data: Any, points: tuple[int, ...], where: _Where) -> Dimension:
     if not isinstance(data, dict):
         raise where.error("", "must be an object")
     key = _text(data, "key", where)
@@ -242,7 +321,7 @@ def _dimension(data: Any, where: _Where) -> Dimension:
         definition=_text(data, "definition", where),
         applicability=_text(data, "applicability", where),
         judges=judges,
-        levels=_levels(data.get("levels"), where),
+        levels=_levels(data.get("levels"), points, where),
         not_applicable_when=_not_applicable_rule(data, track, where),
     )
 
@@ -269,14 +348,17 @@ def _weight(value: Any, track: str, where: _Where) -> float | None:
     return float(value)
 
 
-def _levels(data: Any, where: _Where) -> tuple[Level, ...]:
-    if not isinstance(data, list) or len(data) != len(SCORES):
-        raise where.error("levels", "must list exactly five levels, scores 1 to 5")
+def _levels(data: Any, points: tuple[int, ...], where: _Where) -> tuple[Level, ...]:
+    span = f"{points[0]} to {points[-1]}"
+    if not isinstance(data, list) or len(data) != len(points):
+        raise where.error(
+            "levels", f"must list {len(points)} levels, scores {span}, as the other dimensions do"
+        )
     levels = []
-    for index, (raw, score) in enumerate(zip(data, SCORES, strict=True)):
+    for index, (raw, score) in enumerate(zip(data, points, strict=True)):
         at = where.at(f"{where.path}.levels[{index}]")
         if not isinstance(raw, dict) or raw.get("score") != score:
-            raise at.error("score", f"must be {score} (levels run 1 to 5 in order)")
+            raise at.error("score", f"must be {score} (levels run {span} in order)")
         anchor = _text(raw, "anchor", at)
         # Anchors are cumulative: a level must say it builds on the one below, or raters read
         # each level as a separate checklist and the scale stops being ordinal.
@@ -292,12 +374,6 @@ def _check_dimension_set(dimensions: tuple[Dimension, ...], where: _Where) -> No
     if duplicates:
         raise where.error("dimensions", f"repeat the key(s) {duplicates}")
     scored = [d for d in dimensions if d.scored]
-    if len(scored) != SCORED_DIMENSION_COUNT:
-        raise where.error(
-            "dimensions",
-            f"must hold {SCORED_DIMENSION_COUNT} scored (clinical or operations) dimensions, "
-            f"found {len(scored)}",
-        )
     missing = sorted(SCORED_TRACKS - {d.track for d in scored})
     if missing:
         raise where.error("dimensions", f"have no dimension in track(s) {missing}")

@@ -1,12 +1,14 @@
-"""The score scale and the pass mark, defined once for judges, clinicians and every figure.
+"""The default rubric's scale, for callers with no rubric at hand.
 
-`PASS_THRESHOLD` is the pass mark of the current rubric and the default wherever no rubric is
-at hand; a rubric file states its own (`pass_threshold`, `Rubric.pass_threshold`), and callers
-that know which rubric version they read pass that one on. tests/ratings/test_rubric.py checks
-that the newest rubric file agrees with this default.
+A rubric carries its own scale (`Rubric.scale`: its points, pass mark and the words for each
+point); whoever knows which rubric version it scores reads that one. These names are the
+newest default rubric's scale, read from its file, never restated here.
 """
 
 from __future__ import annotations
 
-SCORES = (1, 2, 3, 4, 5)  # whole numbers only: the scale has no half steps
-PASS_THRESHOLD = 3  # a score at or above it passes
+from ratings.rubric import Scale, cached_rubric
+
+DEFAULT_SCALE: Scale = cached_rubric().scale
+SCORES = DEFAULT_SCALE.points  # whole numbers only: the scale has no half steps
+PASS_THRESHOLD = DEFAULT_SCALE.pass_mark  # a score at or above it passes

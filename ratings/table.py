@@ -20,14 +20,22 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from patientagentbench.csv_safe import SafeDictWriter, read_cell
-from ratings.rating import CLINICIAN, JURY, NOT_APPLICABLE, OK, STATUSES, Rating
-from ratings.scale import SCORES
+from ratings.rating import (
+    CLINICIAN,
+    JURY,
+    NOT_APPLICABLE,
+    NOT_APPLICABLE_READS,
+    OK,
+    STATUSES,
+    Rating,
+)
+from ratings.scale import DEFAULT_SCALE
 
 JUDGE = "judge"  # a row of one judge's answer: in scores files only, beside its panel's verdict
 PLAIN_COLUMNS = ("item", "rater", "dimension", "score")
 SCORES_COLUMNS = ("conversation", "rater_kind", "rater", "dimension", "score", "status")
 STUDY_COLUMNS = ("study", "item", "rater_kind", "rater", "dimension", "score", "not_applicable")
-NOT_APPLICABLE_TEXT = ("", "na", "n/a", "not applicable")
+NOT_APPLICABLE_TEXT = NOT_APPLICABLE_READS | {""}  # a blank score cell is N/A too
 
 
 class RatingsFileError(ValueError):
@@ -220,9 +228,11 @@ class _Line:
         try:
             value = float(text)
         except ValueError:
-            raise self.error("score", f"expected a score from 1 to 5, got {text!r}") from None
-        if not SCORES[0] <= value <= SCORES[-1]:
-            raise self.error("score", f"expected a score from 1 to 5, got {text!r}")
+            raise self.error(
+                "score", f"expected a score from {DEFAULT_SCALE.span}, got {text!r}"
+            ) from None
+        if not DEFAULT_SCALE.low <= value <= DEFAULT_SCALE.high:
+            raise self.error("score", f"expected a score from {DEFAULT_SCALE.span}, got {text!r}")
         if kind == CLINICIAN and not value.is_integer():
             raise self.error("score", f"a clinician's score is a whole number, got {text!r}")
         return int(value) if value.is_integer() else value

@@ -63,7 +63,12 @@ def study_bundle(study: Study) -> bytes:
         write_csv(study, scores)
         bundle.writestr("scores.csv", scores.getvalue())
         ds = load(Filters(study=study.pk))
-        result = agree(ds.ratings(), ds.filters.margin, epsilon=ds.filters.epsilon)
+        result = agree(
+            ds.ratings(),
+            ds.filters.margin,
+            epsilon=ds.filters.epsilon,
+            threshold=ds.rubric.pass_threshold,
+        )
         bundle.writestr("agreement.json", json.dumps(result, indent=2))
         tables, figures = _bundle_files(bundle, pages)
         bundle.writestr("figures/plotly.min.js", get_plotlyjs())

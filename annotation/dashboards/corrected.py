@@ -88,7 +88,9 @@ def corrected_page(filters: Filters) -> dict:
         "notes": notes,
         "summary": summary,
         "tables": {
-            "means": _table(rows, "mean", "Mean score (1–5)", ds),
+            "means": _table(
+                rows, "mean", f"Mean score ({ds.rubric.scale.low}–{ds.rubric.scale.high})", ds
+            ),
             "pass": _table(rows, "pass", f"Pass rate (score ≥ {ds.rubric.pass_threshold})", ds),
         },
         "figures": {"means": _figure(rows, ds)},

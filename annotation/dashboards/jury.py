@@ -49,7 +49,9 @@ MODE_LABELS = {
 
 def jury_page(ds: Dataset) -> dict:
     ratings = ds.ratings()
-    result = agree(ratings, ds.filters.margin, epsilon=ds.filters.epsilon)
+    result = agree(
+        ratings, ds.filters.margin, epsilon=ds.filters.epsilon, threshold=ds.rubric.pass_threshold
+    )
     dims = [d for d in ds.dimension_order(result) if result[d]["has_jury"]]
     tables = {
         "envelope": _envelope_table(ds, result, dims, other_tie_rules(ratings, result, dims)),

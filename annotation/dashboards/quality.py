@@ -231,13 +231,14 @@ def _adjust(rows: list[dict]) -> None:
 
 def _outcomes_table(ds: Dataset) -> dict:
     """The automatic outcome check of each conversation against the clinicians' verdict (their
-    mean rounded half up passes at ≥ 3), per dimension, over all models and per model."""
+    mean rounded half up passes at the rubric's pass mark), per dimension, over all models and
+    per model."""
     per_item = item_scores(ds, QUALITY_DIMENSIONS)
     rows = []
     for dimension in QUALITY_DIMENSIONS:
         for scope in ["all models", *ds.models]:
             pairs = [
-                (ds.conversations[t].correct, half_up(statistics.fmean(s)) >= 3)
+                (ds.conversations[t].correct, ds.rubric.passes(half_up(statistics.fmean(s))))
                 for t, s in per_item[dimension].items()
                 if t in ds.conversations
                 and ds.conversations[t].correct is not None

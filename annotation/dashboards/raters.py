@@ -111,7 +111,12 @@ def _alpha_rows(ds: Dataset) -> list[dict]:
     for study in ordered:
         scores = [s for s in ds.scores if s.study == study["pk"]]
         # No verdict here: the alpha table shows none (the jury page has it).
-        result = agree(to_ratings(scores, ds.jury), ds.filters.margin, verdict_resamples=0)
+        result = agree(
+            to_ratings(scores, ds.jury),
+            ds.filters.margin,
+            verdict_resamples=0,
+            threshold=ds.rubric.pass_threshold,
+        )
         for key in ds.dimension_order(result):
             r = result[key]
             rows.append(

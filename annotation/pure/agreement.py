@@ -35,6 +35,7 @@ is None with the reason, never 0.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections import Counter
@@ -43,7 +44,6 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations, permutations
 from typing import Any
 
-import krippendorff
 import numpy as np
 from scipy import stats
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
@@ -70,7 +70,8 @@ from annotation.pure.envelope import (
 from annotation.pure.envelope import NOT_ENOUGH as NOT_ENOUGH
 from annotation.pure.envelope import VERDICTS as VERDICTS
 from annotation.pure.envelope import envelope as envelope_verdict
-from ratings.alpha import alpha_undefined, no_variation
+from ratings import reliability
+from ratings.alpha import alpha_undefined
 
 # The one rating type and its words, re-exported: the pages and the command name them here.
 from ratings.rating import CLINICIAN as CLINICIAN
@@ -80,7 +81,8 @@ from ratings.rating import NOT_APPLICABLE as NOT_APPLICABLE
 from ratings.rating import OK as OK
 from ratings.rating import STATUSES as STATUSES
 from ratings.rating import Rating as Rating
-from ratings.scale import PASS_THRESHOLD, SCORES
+from ratings.reliability import ALPHA_LEVELS as ALPHA_LEVELS
+from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD, SCORES
 from ratings.ties import DEFAULT_TIE_RULE, HALF_DOWN, HALF_UP, check_rule, score_shares
 from ratings.ties import TIE_RULES as TIE_RULES
 from ratings.ties import half_up as half_up
@@ -98,14 +100,11 @@ MODES: dict[str, float | None] = {
     "mean_within_2": 2,  # the same, more than 2 from it left out
 }
 FIGURES = ("adjacent", "exact", "weighted_kappa", "pearson", "spearman", "mae", "bias")
-ALPHA_LEVELS = ("ordinal", "pass_fail", "interval", "nominal")
 
 
 _VALUES = np.array(SCORES, dtype=float)
 _QUADRATIC = (_VALUES[:, None] - _VALUES[None, :]) ** 2
 _NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)  # adjacent scores
-_PASS = np.array([[s < PASS_THRESHOLD, s >= PASS_THRESHOLD] for s in SCORES], dtype=float)
-_AT_OR_ABOVE_DIAGONAL = np.triu(np.ones((len(SCORES), len(SCORES)), dtype=bool))
 _NOT_ASKED = "no resamples asked for"
 _ZERO_WIDTH = "zero width"
 _JURY_KEY = "\x00jury"  # the jury as one more rater; no clinician code starts with NUL
@@ -322,6 +321,7 @@ class _Options:
     verdict_resamples: int = VERDICT_RESAMPLES
     min_items: int = MIN_ITEMS
     epsilon: float = alt.EPSILON  # the alt-test's cost-benefit margin
+    threshold: int = PASS_THRESHOLD  # the rubric's pass mark: pass/fail alpha and the alt-test
 
 
 # --- the public entry points ---------------------------------------------------------------------
@@ -339,19 +339,21 @@ def agreement(
     verdict_resamples: int = VERDICT_RESAMPLES,
     min_items: int = MIN_ITEMS,
     epsilon: float = alt.EPSILON,
+    threshold: int = PASS_THRESHOLD,
 ) -> dict[str, DimensionAgreement]:
     """Every figure, per dimension (in order of first appearance). `n_resamples=0` gives the
     point estimates without intervals, which is fast (the verdict still resamples:
     `verdict_resamples`, 10,000 unless told). `raters`: the envelope's bootstrap resamples
     clinicians too (`resampled`) or keeps these clinicians (`fixed`). `epsilon`: the
-    alt-test's cost-benefit margin (0.2, the paper's value for experts)."""
+    alt-test's cost-benefit margin (0.2, the paper's value for experts). `threshold`: the pass
+    mark of the rubric the ratings score."""
     check_rule(tie_rule)
     if raters not in RATER_MODES:
         raise ValueError(f"raters must be one of {', '.join(RATER_MODES)}, got {raters!r}")
     if n_resamples <= 0:  # point figures only: the verdict too goes without intervals
         verdict_resamples = 0
     options = _Options(
-        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon
+        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon, threshold
     )
     by_dimension = split_by_dimension(ratings)
     return _with_family({d: _dimension(d, s, margin, options) for d, s in by_dimension.items()})
@@ -483,9 +485,9 @@ def _excluded_reason(rating: Rating) -> str | None:
 def _checked_mean(score: Any) -> float:
     """A jury's score: a whole score, or a panel's mean of whole scores, within the scale."""
     if isinstance(score, bool) or not isinstance(score, int | float | np.integer | np.floating):
-        raise ValueError(f"a jury score must be a number from 1 to 5, got {score!r}")
+        raise ValueError(f"a jury score must be a number from {DEFAULT_SCALE.span}, got {score!r}")
     if not (SCORES[0] <= score <= SCORES[-1]) or not math.isfinite(score):
-        raise ValueError(f"a jury score must be a number from 1 to 5, got {score!r}")
+        raise ValueError(f"a jury score must be a number from {DEFAULT_SCALE.span}, got {score!r}")
     return float(score)
 
 
@@ -494,7 +496,9 @@ def _checked(score: Any) -> int | None:
     if score is None:
         return None
     if isinstance(score, bool) or not isinstance(score, int | np.integer) or score not in SCORES:
-        raise ValueError(f"a score must be an integer from 1 to 5 or None, got {score!r}")
+        raise ValueError(
+            f"a score must be an integer from {DEFAULT_SCALE.span} or None, got {score!r}"
+        )
     return int(score)
 
 
@@ -531,7 +535,7 @@ def _alt_tests(scores: Scores, options: _Options) -> dict[str, alt.AltTest]:
             scores.jury,
             scale=scale,
             epsilon=options.epsilon,
-            threshold=PASS_THRESHOLD,
+            threshold=options.threshold,
             tie_rule=options.tie_rule,
         )
         for scale in alt.SCALES
@@ -832,15 +836,19 @@ def _alphas(rows: dict[str, dict[str, int]], options: _Options) -> Alphas:
     """Krippendorff's alpha at each level; units are items, raters the keys of each row."""
     raters = sorted({r for by_rater in rows.values() for r in by_rater})
     pairable = {item: s for item, s in sorted(rows.items()) if len(s) >= 2}
-    # Variation is checked per level in _library_alpha (pass/fail can lack it alone).
+    # Variation is checked per level in library_alpha (pass/fail can lack it alone).
     reason = alpha_undefined(len(raters), len(pairable))
     if reason:
         none = Estimate(None, n=len(pairable), reason=reason)
         return Alphas(len(pairable), len(raters), **dict.fromkeys(ALPHA_LEVELS, none))
     matrix = _reliability_matrix(pairable, raters)
-    points = [_library_alpha(matrix, level) for level in ALPHA_LEVELS]
-    coincidences = _coincidences(matrix)
-    intervals = _intervals(coincidences, _alpha_levels, [v for v, _ in points], options)
+    points = [
+        reliability.library_alpha(matrix, level, SCORES, options.threshold)
+        for level in ALPHA_LEVELS
+    ]
+    per_item = reliability.coincidences(matrix, SCORES)
+    levels = functools.partial(reliability.alpha_levels, points=SCORES, pass_mark=options.threshold)
+    intervals = _intervals(per_item, levels, [v for v, _ in points], options)
     estimates = [_estimate(p, i, len(pairable)) for p, i in zip(points, intervals, strict=True)]
     return Alphas(len(pairable), len(raters), *estimates)
 
@@ -853,75 +861,6 @@ def _reliability_matrix(rows: dict[str, dict[str, int]], raters: list[str]) -> n
         for rater, score in by_rater.items():
             matrix[position[rater], column] = score
     return matrix
-
-
-def _library_alpha(matrix: np.ndarray, level: str) -> tuple[float | None, str | None]:
-    data, domain, measure = matrix, list(SCORES), level
-    if level == "pass_fail":
-        data = np.where(np.isnan(matrix), np.nan, matrix >= PASS_THRESHOLD)
-        domain, measure = [0, 1], "nominal"
-    if len(set(data[~np.isnan(data)].tolist())) < 2:
-        return None, no_variation()
-    value = krippendorff.alpha(
-        reliability_data=data, level_of_measurement=measure, value_domain=domain
-    )
-    return float(value), None
-
-
-def _coincidences(matrix: np.ndarray) -> np.ndarray:
-    """Per item, Krippendorff's coincidence matrix (5 × 5, flattened): each ordered pair of
-    ratings within the item, weighted 1 / (ratings − 1). Alpha at any level of a set of items
-    is a function of the sum of these over the items."""
-    counts = np.stack([(matrix == s).sum(axis=0) for s in SCORES], axis=-1).astype(float)
-    return coincidences_of_counts(counts).reshape(len(counts), -1)
-
-
-def coincidences_of_counts(counts: np.ndarray) -> np.ndarray:
-    """counts: (…, 5) ratings per score on each item → (…, 5, 5) coincidences."""
-    ratings = counts.sum(axis=-1)[..., None, None]
-    pairs = counts[..., :, None] * counts[..., None, :]
-    pairs = pairs - np.eye(len(SCORES)) * counts[..., None, :]
-    with np.errstate(all="ignore"):
-        return np.where(ratings >= 2, pairs / (ratings - 1), 0.0)
-
-
-def _alpha_levels(sums: np.ndarray) -> np.ndarray:
-    """ALPHA_LEVELS (last axis) from summed coincidence matrices, as krippendorff.alpha
-    computes them: 1 − Σ o·δ / Σ e·δ with e the coincidences expected by chance."""
-    coincidences = sums.reshape(*sums.shape[:-1], len(SCORES), len(SCORES))
-    passed = np.swapaxes(_PASS, 0, 1) @ coincidences @ _PASS
-    levels = [
-        alpha_from(coincidences, ordinal_distances),
-        alpha_from(passed, _nominal_distances),
-        alpha_from(coincidences, lambda _: _QUADRATIC),
-        alpha_from(coincidences, _nominal_distances),
-    ]
-    return np.stack(levels, axis=-1)
-
-
-def alpha_from(coincidences: np.ndarray, distances: Callable) -> np.ndarray:
-    marginals = coincidences.sum(axis=-1)
-    total = marginals.sum(axis=-1)
-    delta = distances(marginals)
-    expected = marginals[..., :, None] * marginals[..., None, :] * delta
-    with np.errstate(all="ignore"):
-        disagreement = (coincidences * delta).sum(axis=(-2, -1))
-        chance = expected.sum(axis=(-2, -1)) / (total - 1)
-        return np.where(chance > 1e-12, 1 - disagreement / chance, np.nan)
-
-
-def _nominal_distances(marginals: np.ndarray) -> np.ndarray:
-    size = marginals.shape[-1]
-    return 1 - np.eye(size)
-
-
-def ordinal_distances(marginals: np.ndarray) -> np.ndarray:
-    """Krippendorff's ordinal δ²(c, k) = (Σ_{g=c..k} n_g − (n_c + n_k) / 2)², per resample."""
-    after = np.cumsum(marginals, axis=-1)
-    before = after - marginals
-    half = (marginals[..., :, None] + marginals[..., None, :]) / 2
-    upper = (after[..., None, :] - before[..., :, None] - half) ** 2  # right for c ≤ k
-    return np.where(_AT_OR_ABOVE_DIAGONAL, upper, np.swapaxes(upper, -1, -2))
 
 
 # --- the bootstrap -------------------------------------------------------------------------------

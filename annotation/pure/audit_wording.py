@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-NOT_APPLICABLE = "N/A"
+from ratings.rating import NOT_APPLICABLE_LABEL as NOT_APPLICABLE
+
 STUDY_STATUS_VERBS = {"open": "opened", "closed": "closed", "draft": "returned to draft"}
 
 

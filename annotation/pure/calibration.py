@@ -18,12 +18,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import krippendorff
 import numpy as np
 
-from ratings.alpha import ALPHA_NAN, alpha_undefined
+from ratings import reliability
 from ratings.rating import Rating
-from ratings.scale import SCORES
+from ratings.scale import DEFAULT_SCALE, SCORES
 
 # Why a dimension was left out of `compare`.
 CLINICIAN_NA = "clinician marked not applicable"
@@ -136,18 +135,9 @@ def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
     matrix = np.full((len(raters), len(items)), np.nan)
     for r in numeric:
         matrix[raters[r.rater], items[r.item]] = _checked(r.score)
-    pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
-    reason = alpha_undefined(
-        len(raters), pairable.shape[1], pairable[~np.isnan(pairable)].tolist(), rater="clinician"
-    )
-    if reason:
-        return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], reason)
-    value = krippendorff.alpha(
-        reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(SCORES)
-    )
-    if math.isnan(value):
-        return DimensionAlpha(dimension, None, len(raters), pairable.shape[1], ALPHA_NAN)
-    return DimensionAlpha(dimension, float(value), len(raters), pairable.shape[1], None)
+    shared = int(np.sum(np.sum(~np.isnan(matrix), axis=0) >= 2))
+    value, reason = reliability.ordinal_alpha(matrix, SCORES, rater="clinician")
+    return DimensionAlpha(dimension, value, len(raters), shared, reason or None)
 
 
 # Below this many items compared, a round's agreement is a rough check whatever its targets.
@@ -181,7 +171,9 @@ def disagreements(item_scores: dict[str, dict[str, int | None]], threshold: int 
 def _checked(score: int) -> int:
     # bool is an int and 3.0 == 3; neither is a rubric score.
     if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
-        raise ValueError(f"a score must be an integer from 1 to 5 or None, got {score!r}")
+        raise ValueError(
+            f"a score must be an integer from {DEFAULT_SCALE.span} or None, got {score!r}"
+        )
     return score
 
 

@@ -29,9 +29,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-BUCKETS = (1, 2, 3, 4, 5)
-# Extremes first: a 1 or a 5 is where a jury's call is most checkable by a clinician.
-BUCKET_TIER = {1: 0, 5: 0, 2: 1, 4: 1, 3: 2}
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
+
 OUTCOMES = ("failed", "passed", "unknown")
 OUTCOME_TIER = {"failed": 0, "passed": 0, "unknown": 1}
 OUTCOME = "outcome"
@@ -114,13 +114,20 @@ class Sample:
         return {"mode": self.mode, "total": len(chosen), "strata": strata, "models": models}
 
 
-def bucket_of(score: float) -> int:
-    """The 1..5 bucket of a jury score; a mean of judges is rounded half up (2.5 → 3), never
-    to even, as DESIGN §7 states for every mean."""
+def bucket_of(score: float, scale: Scale = DEFAULT_SCALE) -> int:
+    """The bucket (a point of the scale) of a jury score; a mean of judges is rounded half up
+    (2.5 → 3), never to even, as DESIGN §7 states for every mean."""
     bucket = math.floor(score + 0.5)
-    if bucket not in BUCKETS:
-        raise ValueError(f"jury score {score!r} is outside 1..5")
+    if bucket not in scale:
+        raise ValueError(f"jury score {score!r} is outside {scale.low}..{scale.high}")
     return bucket
+
+
+def bucket_tier(bucket: int, scale: Scale) -> int:
+    """Extremes first: a 1 or a 5 is where a jury's call is most checkable by a clinician, then
+    the points next to them, the middle last (on 1..5: 1 and 5, then 2 and 4, then 3)."""
+    index = scale.index(bucket)
+    return min(index, len(scale.points) - 1 - index)
 
 
 def outcome_of(candidate: Candidate) -> str:
@@ -151,16 +158,21 @@ def filter_candidates(
 
 
 def stratified_sample(
-    candidates: Iterable[Candidate], n: int, seed: int, dimensions: Sequence[str]
+    candidates: Iterable[Candidate],
+    n: int,
+    seed: int,
+    dimensions: Sequence[str],
+    scale: Scale = DEFAULT_SCALE,
 ) -> Sample:
-    """Up to n candidate keys, extremes first, every non-empty stratum before any repeat."""
+    """Up to n candidate keys, extremes first (of the jury's `scale`), every non-empty stratum
+    before any repeat."""
     pool = _sorted_unique(candidates)
-    mode, membership = _membership(pool, dimensions)
-    strata = _all_strata(mode, dimensions, membership)
+    mode, membership = _membership(pool, dimensions, scale)
+    strata = _all_strata(mode, dimensions, membership, scale)
     members = _members(membership)
     rank = _seeded_rank(pool, seed)
     picker = _Picker(pool, members, membership, rank)
-    picker.run(_priority(mode, dimensions, members), min(max(n, 0), len(pool)))
+    picker.run(_priority(mode, dimensions, members, scale), min(max(n, 0), len(pool)))
     return Sample(
         mode=mode,
         picks=tuple(picker.picks),
@@ -178,24 +190,24 @@ def _sorted_unique(candidates: Iterable[Candidate]) -> list[Candidate]:
     return pool
 
 
-def _jury_strata(candidate: Candidate, dimensions: Sequence[str]) -> list[Stratum]:
+def _jury_strata(candidate: Candidate, dimensions: Sequence[str], scale: Scale) -> list[Stratum]:
     strata = []
     for dimension in dimensions:
         score = candidate.scores.get(dimension)
         if score is None:  # not applicable or not scored: no stratum on this dimension
             continue
         try:
-            strata.append(Stratum(dimension, bucket_of(score)))
+            strata.append(Stratum(dimension, bucket_of(score, scale)))
         except ValueError as error:
             raise ValueError(f"candidate {candidate.key}, {dimension}: {error}") from error
     return strata
 
 
 def _membership(
-    pool: list[Candidate], dimensions: Sequence[str]
+    pool: list[Candidate], dimensions: Sequence[str], scale: Scale
 ) -> tuple[str, dict[str, list[Stratum]]]:
     """Each candidate's strata, and whether jury scores or outcomes define them."""
-    jury = {c.key: _jury_strata(c, dimensions) for c in pool}
+    jury = {c.key: _jury_strata(c, dimensions, scale) for c in pool}
     if not any(jury.values()):
         return OUTCOME, {c.key: [Stratum(OUTCOME, outcome_of(c))] for c in pool}
     return JURY, {key: strata or [Stratum(UNSCORED, "-")] for key, strata in jury.items()}
@@ -210,19 +222,19 @@ def _members(membership: dict[str, list[Stratum]]) -> dict[Stratum, list[str]]:
 
 
 def _all_strata(
-    mode: str, dimensions: Sequence[str], membership: dict[str, list[Stratum]]
+    mode: str, dimensions: Sequence[str], membership: dict[str, list[Stratum]], scale: Scale
 ) -> tuple[Stratum, ...]:
     """Every stratum the researcher should see, empty ones included (gaps are information)."""
     if mode == OUTCOME:
         return tuple(Stratum(OUTCOME, o) for o in OUTCOMES)
-    strata = [Stratum(d, b) for d in dimensions for b in BUCKETS]
+    strata = [Stratum(d, b) for d in dimensions for b in scale.points]
     if any(Stratum(UNSCORED, "-") in s for s in membership.values()):
         strata.append(Stratum(UNSCORED, "-"))
     return tuple(strata)
 
 
 def _priority(
-    mode: str, dimensions: Sequence[str], members: dict[Stratum, list[str]]
+    mode: str, dimensions: Sequence[str], members: dict[Stratum, list[str]], scale: Scale
 ) -> list[Stratum]:
     """Non-empty strata in the order a round visits them: by tier (extremes, then 2 and 4,
     then 3), then by the caller's dimension order, with 1 before 5 (failures matter more)."""
@@ -232,8 +244,8 @@ def _priority(
 
     def order(stratum: Stratum) -> tuple:
         if stratum.dimension == UNSCORED:
-            return (len(BUCKET_TIER), 0, 0)
-        return (BUCKET_TIER[stratum.bucket], position[stratum.dimension], stratum.bucket)
+            return (len(scale.points), 0, 0)
+        return (bucket_tier(stratum.bucket, scale), position[stratum.dimension], stratum.bucket)
 
     return sorted(members, key=order)
 

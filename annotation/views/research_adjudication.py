@@ -47,7 +47,7 @@ def adjudication_queue(request, pk):
     return render(
         request,
         "annotation/research/adjudication.html",
-        {"study": study, "items": _by_item(disputes), **_counts(disputes)},
+        {"study": study, "items": _by_item(disputes, study), **_counts(disputes)},
     )
 
 
@@ -58,12 +58,12 @@ def _counts(disputes) -> dict:
     }
 
 
-def _by_item(disputes, bound=None) -> list[tuple[int, list]]:
+def _by_item(disputes, study, bound=None) -> list[tuple[int, list]]:
     """Items with something left to decide first; each item's disputes in rubric order.
     `bound` is a form the researcher just sent with errors, shown in its place."""
     items: dict[int, list] = {}
     for d in disputes:
-        form = bound if bound is not None and bound.prefix == _prefix(d) else _form(d)
+        form = bound if bound is not None and bound.prefix == _prefix(d) else _form(d, study)
         items.setdefault(d.item_id, []).append((d, form))
     return sorted(items.items(), key=lambda kv: (all(d.decision for d, _ in kv[1]), kv[0]))
 
@@ -72,8 +72,9 @@ def _prefix(dispute) -> str:
     return f"d{dispute.item_id}-{dispute.dimension}"
 
 
-def _form(dispute, data=None) -> DecisionForm:
-    return DecisionForm(data, prefix=_prefix(dispute))
+def _form(dispute, study, data=None) -> DecisionForm:
+    scale = adjudication.rubric_of(study).scale
+    return DecisionForm(data, prefix=_prefix(dispute), scale=scale)
 
 
 @role_required(*ADJUDICATING_ROLES)
@@ -85,7 +86,7 @@ def adjudicate(request, pk, item_pk, dimension):
     if dispute is None:
         messages.error(request, f"Item {item.pk} is no longer disputed on {dimension}.")
         return redirect("research_adjudication", pk=pk)
-    form = _form(dispute, request.POST)
+    form = _form(dispute, item.study, request.POST)
     if form.is_valid():
         adjudication.decide(
             item, dimension, form.decided_score(), form.cleaned_data["reason"], request.user
@@ -95,14 +96,14 @@ def adjudicate(request, pk, item_pk, dimension):
             anchor = f"#dispute-{item.pk}-{dimension}"
             return redirect(reverse("research_adjudication", args=[pk]) + anchor)
         dispute = adjudication.dispute_for(item, dimension, adjudicator=request.user)
-        form = _form(dispute)
+        form = _form(dispute, item.study)
     disputes = adjudication.queue(item.study, adjudicator=request.user)
     context = {"study": item.study, **_counts(disputes)}
     if request.htmx:
         # The decided dispute, and the page's count of what is left (out of band).
         context.update(dispute=dispute, form=form, oob=True)
         return render(request, "annotation/research/adjudication.html#dispute", context)
-    context["items"] = _by_item(disputes, bound=form)
+    context["items"] = _by_item(disputes, item.study, bound=form)
     return render(request, "annotation/research/adjudication.html", context)
 
 

@@ -34,12 +34,18 @@ from annotation.studies import (
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task
 from patientagentbench.views.forms import SEED_MAX, RowChoices
+from ratings.rating import NOT_APPLICABLE_CHOICE as NOT_APPLICABLE
+from ratings.rating import NOT_APPLICABLE_LABEL
+from ratings.rubric import Scale
 from ratings.rubric import cached_rubric as load_rubric
 
 FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
-NOT_APPLICABLE = "na"
 CHOICES = forms.CheckboxSelectMultiple(attrs={"class": "choices"})
-SCORE_CHOICES = [(str(s), str(s)) for s in range(1, 6)] + [(NOT_APPLICABLE, "N/A")]
+
+
+def score_choices(scale: Scale) -> list[tuple[str, str]]:
+    """The points of the rubric's scale, then N/A."""
+    return [(str(s), str(s)) for s in scale.points] + [(NOT_APPLICABLE, NOT_APPLICABLE_LABEL)]
 
 
 def calibrated_on(clinicians):
@@ -520,10 +526,12 @@ class ProfileForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
-    score = forms.ChoiceField(
-        choices=SCORE_CHOICES, widget=forms.RadioSelect(attrs={"class": "scores"})
-    )
+    score = forms.ChoiceField(choices=(), widget=forms.RadioSelect(attrs={"class": "scores"}))
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=4000)
+
+    def __init__(self, *args, scale: Scale, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["score"].choices = score_choices(scale)
 
     def decided_score(self) -> int | None:
         raw = self.cleaned_data["score"]
@@ -531,16 +539,17 @@ class DecisionForm(forms.Form):
 
 
 class ReferenceForm(forms.Form):
-    """One score (1–5 or N/A, blank = no reference yet) and rationale per scored dimension."""
+    """One score (a point of the rubric's scale or N/A, blank = no reference yet) and
+    rationale per scored dimension."""
 
-    def __init__(self, *args, dimensions=(), **kwargs):
+    def __init__(self, *args, dimensions=(), scale: Scale, **kwargs):
         super().__init__(*args, **kwargs)
         self.dimensions = tuple(dimensions)
         for dimension in self.dimensions:
             self.fields[f"score-{dimension.key}"] = forms.ChoiceField(
                 label=dimension.label,
                 required=False,
-                choices=[("", "—")] + SCORE_CHOICES,
+                choices=[("", "—")] + score_choices(scale),
                 widget=forms.RadioSelect(attrs={"class": "scores"}),
             )
             self.fields[f"why-{dimension.key}"] = forms.CharField(

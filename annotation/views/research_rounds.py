@@ -102,10 +102,12 @@ def item_reference(request, pk):
     """One item's reference: score and rationale per dimension, beside what clinicians see."""
     item = get_object_or_404(Item.objects.select_related("study"), pk=pk)
     wanted = adjudication.reference_dimensions(item.study)
-    dimensions = [d for d in adjudication.rubric_of(item.study).scored if d.key in wanted]
+    rubric = adjudication.rubric_of(item.study)
+    dimensions = [d for d in rubric.scored if d.key in wanted]
     form = ReferenceForm(
         request.POST or None,
         dimensions=dimensions,
+        scale=rubric.scale,
         initial=ReferenceForm.initial_from(item.reference),
     )
     if request.method == "POST" and form.is_valid():

@@ -142,6 +142,7 @@ def welcome(request):
                 for track in TRACKS
             ],
             "realism": [d.label for d in rubric.realism],
+            "scale": rubric.scale,
             "flags": [(label, FLAG_KEYS[key]) for key, label in FLAGS.items()],
         },
     )
@@ -365,6 +366,7 @@ def _page(
             not_applicable_allowed(state.dimensions, material.transcript),
         ),
         "draft_versions": state.versions or {},
+        "scale": rubric_of(assignment.item.study).scale,
         "tracks": sorted({d.track for d in state.dimensions if d.scored}),
         "flags": [
             (key, label, key in (answer.get("flags") or ()), FLAG_KEYS[key])

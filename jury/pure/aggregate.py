@@ -29,7 +29,7 @@ from ratings.rating import NO_SCORE_STATUSES as EXCLUDED_STATUSES
 from ratings.rating import OK as OK
 from ratings.rating import STATUSES as STATUSES
 from ratings.rubric import cached_rubric
-from ratings.scale import PASS_THRESHOLD
+from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD
 
 METHODS = ("mean", "median", "majority")
 LEVEL = 0.95
@@ -135,8 +135,10 @@ def usable_scores(judge_results: Iterable[Any]) -> tuple[list[int], dict[str, in
 
 def _checked_score(score: Any) -> int:
     # An "ok" answer without a valid score is a bug upstream, never something to average.
-    if isinstance(score, bool) or not isinstance(score, int) or not 1 <= score <= 5:
-        raise ValueError(f"an ok verdict needs an integer score from 1 to 5, got {score!r}")
+    if not isinstance(score, int) or score not in DEFAULT_SCALE:
+        raise ValueError(
+            f"an ok verdict needs an integer score from {DEFAULT_SCALE.span}, got {score!r}"
+        )
     return score
 
 

@@ -18,21 +18,20 @@ and lists every verdict that flipped, which is what a researcher needs after edi
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-import krippendorff
 import numpy as np
 
-from ratings.alpha import ALPHA_NAN, alpha_undefined
-from ratings.scale import PASS_THRESHOLD, SCORES
+from ratings import reliability
+from ratings.alpha import alpha_undefined
+from ratings.rating import OK
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD
 
-OK = "ok"
 ALL = "all"
 
 Units = dict[Any, dict[Any, int | None]]  # unit -> repetition -> score (None: not ok)
@@ -55,7 +54,7 @@ class RetestRow:
     n_excluded: dict[str, int] = field(default_factory=dict)
 
 
-def retest(records: Iterable[Any], threshold: int = PASS_THRESHOLD) -> list[RetestRow]:
+def retest(records: Iterable[Any], scale: Scale = DEFAULT_SCALE) -> list[RetestRow]:
     """Per judge × dimension (then per judge over all dimensions) from records with judge,
     conversation, dimension, repetition, status and score."""
     per_dimension: dict[tuple[str, str], Units] = defaultdict(lambda: defaultdict(dict))
@@ -64,18 +63,18 @@ def retest(records: Iterable[Any], threshold: int = PASS_THRESHOLD) -> list[Rete
     for record in records:
         judge, dimension = str(_get(record, "judge")), str(_get(record, "dimension"))
         conversation, repetition = _get(record, "conversation"), _get(record, "repetition")
-        score = _score(record)
+        score = _score(record, scale)
         if score is None:
             excluded[(judge, dimension)][str(_get(record, "status"))] += 1
             excluded[(judge, ALL)][str(_get(record, "status"))] += 1
         _put(per_dimension[(judge, dimension)], conversation, repetition, score)
         _put(pooled[judge], (conversation, dimension), repetition, score)
     rows = [
-        _row(judge, dimension, units, threshold, excluded[(judge, dimension)])
+        _row(judge, dimension, units, scale, excluded[(judge, dimension)])
         for (judge, dimension), units in sorted(per_dimension.items())
     ]
     rows += [
-        _row(judge, ALL, units, threshold, excluded[(judge, ALL)])
+        _row(judge, ALL, units, scale, excluded[(judge, ALL)])
         for judge, units in sorted(pooled.items())
     ]
     return rows
@@ -87,11 +86,11 @@ def _put(units: Units, unit: Any, repetition: Any, score: int | None) -> None:
     units[unit][repetition] = score
 
 
-def _row(judge: str, dimension: str, units: Units, threshold: int, excluded) -> RetestRow:
+def _row(judge: str, dimension: str, units: Units, scale: Scale, excluded) -> RetestRow:
     differences = [abs(a - b) for scores in units.values() for a, b in _pairs(scores)]
-    alpha, reason = ordinal_alpha(units)
+    alpha, reason = ordinal_alpha(units, scale)
     flip_units = [_ok(scores) for scores in units.values() if len(_ok(scores)) >= 2]
-    flips = sum(len({s >= threshold for s in scores}) > 1 for scores in flip_units)
+    flips = sum(len({scale.passes(s) for s in scores}) > 1 for scores in flip_units)
     return RetestRow(
         judge=judge,
         dimension=dimension,
@@ -122,7 +121,7 @@ def _share(flags: Iterable[bool]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def ordinal_alpha(units: Units) -> tuple[float | None, str]:
+def ordinal_alpha(units: Units, scale: Scale = DEFAULT_SCALE) -> tuple[float | None, str]:
     """Ordinal Krippendorff's alpha, repetitions as raters and units as units; None with the
     reason when it is undefined."""
     repetitions = sorted({rep for scores in units.values() for rep in scores}, key=str)
@@ -133,22 +132,7 @@ def ordinal_alpha(units: Units) -> tuple[float | None, str]:
         for rep, score in scores.items():
             if score is not None:
                 matrix[repetitions.index(rep), column] = score
-    pairable = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
-    reason = alpha_undefined(
-        len(repetitions),
-        pairable.shape[1],
-        pairable[~np.isnan(pairable)].tolist(),
-        rater="repetition",
-        unit="conversation",
-    )
-    if reason:
-        return None, reason
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        value = krippendorff.alpha(
-            reliability_data=matrix, level_of_measurement="ordinal", value_domain=list(SCORES)
-        )
-    return (None, ALPHA_NAN) if math.isnan(value) else (float(value), "")
+    return reliability.ordinal_alpha(matrix, scale.points, rater="repetition", unit="conversation")
 
 
 # --- two versions of the rubric or the judge prompt ---------------------------------------------
@@ -255,11 +239,11 @@ def _get(record: Any, name: str) -> Any:
     return record.get(name) if isinstance(record, Mapping) else getattr(record, name, None)
 
 
-def _score(record: Any) -> int | None:
+def _score(record: Any, scale: Scale) -> int | None:
     """A record's score when it is an ok answer; None otherwise (never a number)."""
     if _get(record, "status") != OK:
         return None
     score = _get(record, "score")
-    if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
-        raise ValueError(f"an ok answer needs an integer score from 1 to 5, got {score!r}")
+    if not isinstance(score, int) or score not in scale:
+        raise ValueError(f"an ok answer needs an integer score from {scale.span}, got {score!r}")
     return score

@@ -1,4 +1,4 @@
-"""A judge's answer, read strictly: a score from 1 to 5, not applicable, or unparseable.
+"""A judge's answer, read strictly: a score on the rubric's scale, not applicable, or unparseable.
 
 The one rule that matters (DESIGN §5): a parse failure never becomes a number. So every
 doubt resolves to `unparseable` with the raw text kept and a problem that says what was
@@ -9,7 +9,8 @@ What is accepted, and why:
 - A JSON object (structured output, or a tool call's `input`), or text holding one: code
   fences and prose around it are ignored and the FIRST balanced object is read, because
   small models often wrap their JSON in explanations.
-- `score`: an integer 1..5. A whole number written as a string ("3") or as a float (3.0) is
+- `score`: a point of the rubric's scale (`scale`, the default rubric's unless the caller
+  passes the one it scores; 1..5 today). A whole number written as a string ("3") or as a float (3.0) is
   accepted as that integer, since some servers quote or float their numbers; a fraction
   (2.5, "3.5") is refused, because the scale has no half steps and rounding would invent a
   score the judge did not give. Booleans are refused (JSON `true` is not 1).
@@ -33,11 +34,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from jury.pure.prompts import RATIONALE_MAX_CHARS
-from ratings.scale import SCORES
+from ratings.rating import NOT_APPLICABLE, OK, UNPARSEABLE
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
 
-OK = "ok"
-NOT_APPLICABLE = "not_applicable"
-UNPARSEABLE = "unparseable"
 RAW_LIMIT = 20_000  # characters of raw answer kept; a runaway answer is not stored whole
 
 REFUSAL = re.compile(
@@ -51,7 +51,7 @@ _DECODER = json.JSONDecoder()
 @dataclass(frozen=True)
 class ParsedVerdict:
     status: str  # "ok" | "not_applicable" | "unparseable"
-    score: int | None  # an integer 1..5 exactly when status is "ok"
+    score: int | None  # a point of the scale exactly when status is "ok"
     rationale: str
     raw: str
     problem: str = ""  # why it is unparseable; empty otherwise
@@ -61,10 +61,12 @@ class ParsedVerdict:
         return self.status == OK
 
 
-def parse_verdict(answer: str | Mapping[str, Any] | None) -> ParsedVerdict:
+def parse_verdict(
+    answer: str | Mapping[str, Any] | None, scale: Scale = DEFAULT_SCALE
+) -> ParsedVerdict:
     """Read one judge answer (text, or an already decoded object); never raises."""
     if isinstance(answer, Mapping):
-        return _from_object(answer, _raw_of(answer))
+        return _from_object(answer, _raw_of(answer), scale)
     raw = _clip("" if answer is None else str(answer))
     if not raw.strip():
         return _unparseable(raw, "the answer is empty")
@@ -73,22 +75,27 @@ def parse_verdict(answer: str | Mapping[str, Any] | None) -> ParsedVerdict:
         if REFUSAL.search(raw):
             return _unparseable(raw, "the judge refused to answer")
         return _unparseable(raw, "no JSON object in the answer")
-    return _from_object(found, raw)
+    return _from_object(found, raw, scale)
 
 
-def parse_completion(completion: Any, tool_name: str = "record_verdict") -> ParsedVerdict:
+def parse_completion(
+    completion: Any, tool_name: str = "record_verdict", scale: Scale = DEFAULT_SCALE
+) -> ParsedVerdict:
     """Read a provider's `Completion`: the `record_verdict` tool call's input when there is
     one (Anthropic forced tool use), its raw argument text when that input was malformed
     (so the raw answer is kept), else the text (OpenAI `response_format`)."""
     calls = list(getattr(completion, "tool_calls", None) or ())
     call = next((c for c in calls if c.name == tool_name), calls[0] if calls else None)
     if call is None:
-        return parse_verdict(getattr(completion, "text", ""))
-    return parse_verdict(call.raw_arguments if call.arguments is None else call.arguments)
+        return parse_verdict(getattr(completion, "text", ""), scale)
+    return parse_verdict(call.raw_arguments if call.arguments is None else call.arguments, scale)
 
 
 def parse_all_dimensions(
-    completion: Any, keys: list[str], tool_name: str = "record_verdicts"
+    completion: Any,
+    keys: list[str],
+    tool_name: str = "record_verdicts",
+    scale: Scale = DEFAULT_SCALE,
 ) -> dict[str, ParsedVerdict]:
     """Read one answer that scores several dimensions (`{key: verdict, ...}`): each key's
     verdict read as `parse_verdict` reads one, a missing or non-object one unparseable, so
@@ -108,7 +115,7 @@ def parse_all_dimensions(
     for key in keys:
         part = found.get(key)
         if isinstance(part, Mapping):
-            verdicts[key] = _from_object(part, _raw_of(part))
+            verdicts[key] = _from_object(part, _raw_of(part), scale)
         else:
             verdicts[key] = _unparseable(raw, f"no verdict object for dimension {key!r}")
     return verdicts
@@ -128,7 +135,7 @@ def first_json_object(text: str) -> dict | None:
     return None
 
 
-def _from_object(data: Mapping[str, Any], raw: str) -> ParsedVerdict:
+def _from_object(data: Mapping[str, Any], raw: str, scale: Scale) -> ParsedVerdict:
     rationale, problem = _rationale(data)
     if problem:
         return _unparseable(raw, problem, rationale)
@@ -137,22 +144,20 @@ def _from_object(data: Mapping[str, Any], raw: str) -> ParsedVerdict:
         return _unparseable(raw, problem, rationale)
     if not_applicable:
         return ParsedVerdict(NOT_APPLICABLE, None, rationale, raw)
-    score, problem = _score(data.get("score"))
+    score, problem = _score(data.get("score"), scale)
     if problem:
         return _unparseable(raw, problem, rationale)
     return ParsedVerdict(OK, score, rationale, raw)
 
 
-def _score(value: Any) -> tuple[int | None, str]:
+def _score(value: Any, scale: Scale) -> tuple[int | None, str]:
     if value is None:
         return None, "no score, and not marked not applicable"
-    if isinstance(value, bool):
-        return None, f"score must be a whole number from 1 to 5, got {value!r}"
-    number = _whole_number(value)
+    number = None if isinstance(value, bool) else _whole_number(value)
     if number is None:
-        return None, f"score must be a whole number from 1 to 5, got {value!r}"
-    if number not in SCORES:
-        return None, f"score {number} is outside 1 to 5"
+        return None, f"score must be a whole number from {scale.span}, got {value!r}"
+    if number not in scale:
+        return None, f"score {number} is outside {scale.span}"
     return number, ""
 
 

@@ -18,68 +18,87 @@ verdict records the prompt version it was produced with.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from patientagentbench.providers.types import Message
 from patientagentbench.transcripts import ToolCard, Transcript, Turn
-from ratings.rubric import Dimension, Rubric
+from ratings.rubric import Dimension, Rubric, Scale
+from ratings.scale import DEFAULT_SCALE
 
 JUDGE_PROMPT_VERSION = "2"  # 2: the dimension comes last (a shared, cacheable prefix)
 TOOL_NAME = "record_verdict"
 
 RATIONALE_MAX_CHARS = 1500  # two to five sentences fit many times over; more is a runaway
 
+
 # Rationale comes first on purpose: under structured output the model writes properties in
 # schema order, so it gives its reasons before it commits to a number. The two branches are
-# exactly what `jury.pure.parsing` accepts from a well-typed answer: a score 1..5 when the
-# dimension applies, and when it does not, any integer or null score (ignored by the parser).
-# The rationale is bounded so an answer rarely reaches the token cap (a cut answer is stored
-# as `truncated`).
-JSON_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "rationale": {
-            "type": "string",
-            "maxLength": RATIONALE_MAX_CHARS,
-            "description": "Why this score, citing turns (turn-3) and tool calls (t2).",
+# exactly what `jury.pure.parsing` accepts from a well-typed answer: a point of the rubric's
+# scale when the dimension applies, and when it does not, any integer or null score (ignored by
+# the parser). The rationale is bounded so an answer rarely reaches the token cap (a cut
+# answer is stored as `truncated`).
+@functools.cache
+def verdict_schema(scale: Scale) -> dict[str, Any]:
+    """The answer schema for one dimension scored on `scale` (cached: one object per scale)."""
+    return {
+        "type": "object",
+        "properties": {
+            "rationale": {
+                "type": "string",
+                "maxLength": RATIONALE_MAX_CHARS,
+                "description": "Why this score, citing turns (turn-3) and tool calls (t2).",
+            },
+            "not_applicable": {
+                "type": "boolean",
+                "description": "True only when the dimension does not apply to this conversation.",
+            },
+            "score": {
+                "type": ["integer", "null"],
+                "description": f"{scale.span}; null when not_applicable is true.",
+            },
         },
-        "not_applicable": {
-            "type": "boolean",
-            "description": "True only when the dimension does not apply to this conversation.",
-        },
-        "score": {
-            "type": ["integer", "null"],
-            "description": "1 to 5; null when not_applicable is true.",
-        },
-    },
-    "required": ["rationale", "not_applicable", "score"],
-    "additionalProperties": False,
-    "anyOf": [
-        {
-            "properties": {
-                "not_applicable": {"const": False},
-                "score": {"type": "integer", "minimum": 1, "maximum": 5},
-            }
-        },
-        {"properties": {"not_applicable": {"const": True}}},
-    ],
-}
+        "required": ["rationale", "not_applicable", "score"],
+        "additionalProperties": False,
+        "anyOf": [
+            {
+                "properties": {
+                    "not_applicable": {"const": False},
+                    "score": {"type": "integer", "minimum": scale.low, "maximum": scale.high},
+                }
+            },
+            {"properties": {"not_applicable": {"const": True}}},
+        ],
+    }
 
-# OpenAI Chat Completions `response_format` for the schema above.
-RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
+
+TOOL_DESCRIPTION = "Record your verdict on the one rubric dimension you were asked to score."
+# The default rubric's answer schema, for callers with no rubric at hand.
+JSON_SCHEMA: dict[str, Any] = verdict_schema(DEFAULT_SCALE)
+
+
+def response_format(scale: Scale) -> dict[str, Any]:
+    """OpenAI Chat Completions `response_format` for the schema above."""
     # Not strict: OpenAI's strict mode refuses `anyOf` at the root and `maxLength`, which
     # carry the rule the parser enforces; the parser still reads every answer strictly.
-    "json_schema": {"name": "verdict", "strict": False, "schema": JSON_SCHEMA},
-}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "verdict", "strict": False, "schema": verdict_schema(scale)},
+    }
 
-# Anthropic forced tool use: `tools=[TOOL_SPEC]`, `tool_choice={"type": "tool", "name": ...}`.
-TOOL_SPEC: dict[str, Any] = {
-    "name": TOOL_NAME,
-    "description": "Record your verdict on the one rubric dimension you were asked to score.",
-    "input_schema": JSON_SCHEMA,
-}
+
+def tool_spec(scale: Scale) -> dict[str, Any]:
+    """Anthropic forced tool use: `tools=[tool_spec(...)]`, `tool_choice={"type": "tool", ...}`."""
+    return {
+        "name": TOOL_NAME,
+        "description": TOOL_DESCRIPTION,
+        "input_schema": verdict_schema(scale),
+    }
+
+
+RESPONSE_FORMAT: dict[str, Any] = response_format(DEFAULT_SCALE)
+TOOL_SPEC: dict[str, Any] = tool_spec(DEFAULT_SCALE)
 
 ROLE = (
     "You are one judge on a panel that scores conversations between a patient and the "
@@ -95,10 +114,10 @@ EVIDENCE = (
 CONTRACT = (
     "Answer with one JSON object and nothing else:\n"
     '{{"rationale": "<two to five sentences citing turns such as turn-3 and tool calls '
-    'such as t2>", "not_applicable": false, "score": <integer 1 to 5>}}\n'
+    'such as t2>", "not_applicable": false, "score": <integer {span}>}}\n'
     "If the dimension does not apply to this conversation (see When it applies), answer\n"
     '{{"rationale": "<why it does not apply>", "not_applicable": true, "score": null}}\n'
-    "The score is a whole number from 1 to 5. A score of {threshold} or more passes."
+    "The score is a whole number from {span}. A score of {threshold} or more passes."
 )
 
 SCENARIO_NOTE = "The patient's side of the story (the agent saw only the conversation):"
@@ -123,18 +142,23 @@ ALL_CONTRACT = (
     "Answer with one JSON object and nothing else, with one key per dimension listed under "
     "The dimensions to score, each holding that dimension's verdict:\n"
     '{{"<dimension key>": {{"rationale": "<two to five sentences citing turns such as turn-3 '
-    'and tool calls such as t2>", "not_applicable": false, "score": <integer 1 to 5>}}, ...}}\n'
+    'and tool calls such as t2>", "not_applicable": false, "score": <integer {span}>}}, ...}}\n'
     "If a dimension does not apply to this conversation (see its When it applies), its verdict "
     'is {{"rationale": "<why it does not apply>", "not_applicable": true, "score": null}}\n'
-    "Each score is a whole number from 1 to 5. A score of {threshold} or more passes."
+    "Each score is a whole number from {span}. A score of {threshold} or more passes."
 )
 
 
-def all_dimensions_schema(keys: list[str]) -> dict[str, Any]:
-    """One verdict object (JSON_SCHEMA) per dimension key, every key required."""
+def contract(template: str, scale: Scale) -> str:
+    """The answer contract stated on the rubric's scale and pass mark."""
+    return template.format(span=scale.span, threshold=scale.pass_mark)
+
+
+def all_dimensions_schema(keys: list[str], scale: Scale = DEFAULT_SCALE) -> dict[str, Any]:
+    """One verdict object (`verdict_schema`) per dimension key, every key required."""
     return {
         "type": "object",
-        "properties": {key: JSON_SCHEMA for key in keys},
+        "properties": {key: verdict_schema(scale) for key in keys},
         "required": list(keys),
         "additionalProperties": False,
     }
@@ -151,7 +175,7 @@ def judge_all_messages(
             ROLE.replace("You score one dimension", "You score several dimensions"),
             rubric.description,
             EVIDENCE,
-            ALL_CONTRACT.format(threshold=rubric.pass_threshold),
+            contract(ALL_CONTRACT, rubric.scale),
         )
         if part
     )
@@ -185,7 +209,7 @@ def judge_messages(
 
 
 def system_text(rubric: Rubric) -> str:
-    parts = [ROLE, rubric.description, EVIDENCE, CONTRACT.format(threshold=rubric.pass_threshold)]
+    parts = [ROLE, rubric.description, EVIDENCE, contract(CONTRACT, rubric.scale)]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from jury.pure.prompts import TOOL_NAME
 from patientagentbench.providers.types import CallContext, Completion, Message, ToolCall
+from ratings.scale import DEFAULT_SCALE
 from sandbox.seeding import stable_rng
 
 SIMULATED_LABEL = "[simulated]"
@@ -115,24 +116,28 @@ class SimulatedJudgeProvider:
     ) -> Completion:
         task = context.task or {}
         rng = stable_rng(self.profile.name, context.seed, prompt_digest(messages), temperature)
-        answer = self._answer(rng, task, temperature)
+        answer = self._answer(rng, task, temperature, score_range(context.output_schema))
         tokens_in = sum(len(m.content) for m in messages) // 4
         tokens_out = self.profile.tokens_out * max(1, len(task.get("dimensions") or ()))
         return _completion(answer, tools, tokens_in, tokens_out)
 
-    def _answer(self, rng: random.Random, task: dict, temperature: float) -> str | dict:
+    def _answer(
+        self, rng: random.Random, task: dict, temperature: float, span: tuple[int, int]
+    ) -> str | dict:
         if task.get("dimensions"):
-            return self._all_answers(rng, task, temperature)
+            return self._all_answers(rng, task, temperature, span)
         if rng.random() < self.profile.unparseable:
             return rng.choice(BAD_ANSWERS)
         dimension = str(task.get("dimension", ""))
         if rng.random() < not_applicable_rate(self.profile, task):
             reason = f"{SIMULATED_LABEL} {dimension or 'this dimension'} does not apply here."
             return {"rationale": reason, "not_applicable": True, "score": None}
-        score = simulated_score(self.profile, task, rng, temperature)
+        score = simulated_score(self.profile, task, rng, temperature, span)
         return {"rationale": _rationale(task, score), "not_applicable": False, "score": score}
 
-    def _all_answers(self, rng: random.Random, task: dict, temperature: float) -> str | dict:
+    def _all_answers(
+        self, rng: random.Random, task: dict, temperature: float, span: tuple[int, int]
+    ) -> str | dict:
         """One object keyed by dimension (one-call mode); off-format as a whole, or in one
         dimension's part, at the profile's rate."""
         if rng.random() < self.profile.unparseable:
@@ -143,6 +148,7 @@ class SimulatedJudgeProvider:
                 random.Random(f"{rng.random()}:{key}"),
                 {**task, "dimension": key, "dimensions": None},
                 temperature,
+                span,
             )
             if isinstance(part, str):  # an off-format part: a score off the scale
                 part = {
@@ -183,11 +189,27 @@ def expected_score(profile: JudgeProfile, task: dict) -> float:
 
 
 def simulated_score(
-    profile: JudgeProfile, task: dict, rng: random.Random, temperature: float
+    profile: JudgeProfile,
+    task: dict,
+    rng: random.Random,
+    temperature: float,
+    span: tuple[int, int] = (DEFAULT_SCALE.low, DEFAULT_SCALE.high),
 ) -> int:
+    """A score on the scale the answer schema asks for (`span`: lowest, highest); the model
+    of a judge around it (BASE, the pulls and penalties) is the 1–5 rubric's."""
     scale = max(MIN_NOISE_SCALE, min(float(temperature), 1.0))
     value = expected_score(profile, task) + rng.gauss(0.0, profile.noise * scale)
-    return min(5, max(1, round(value)))
+    return min(span[1], max(span[0], round(value)))
+
+
+def score_range(output: Any) -> tuple[int, int]:
+    """The lowest and highest score the call's answer schema allows (the panel rubric's
+    scale), read as a real judge reads it; the default rubric's without a schema."""
+    schema = getattr(output, "schema", None) or {}
+    if "anyOf" not in schema:  # one call for all dimensions: each key holds one verdict
+        schema = next(iter(schema.get("properties", {}).values()), {})
+    score = (schema.get("anyOf") or [{}])[0].get("properties", {}).get("score", {})
+    return score.get("minimum", DEFAULT_SCALE.low), score.get("maximum", DEFAULT_SCALE.high)
 
 
 def not_applicable_rate(profile: JudgeProfile, task: dict) -> float:

@@ -49,6 +49,12 @@ class Transcript:
         return tuple(card for turn in self.turns for card in turn.tool_cards)
 
     @property
+    def agent_replied(self) -> bool:
+        """Whether the agent wrote to the patient (a tool call alone is no reply); a rubric's
+        N/A rule may hinge on it (`Dimension.not_applicable_refusal`)."""
+        return any(turn.speaker == "agent" and turn.text for turn in self.turns)
+
+    @property
     def anchors(self) -> frozenset[str]:
         """Every place a comment may point to."""
         return frozenset(

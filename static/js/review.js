@@ -12,6 +12,9 @@
   const rows = form ? Array.from(form.querySelectorAll(".dim")) : [];
   const editable = !!form && form.dataset.editable === "1";
   const autosave = !!form && form.dataset.autosave === "1";
+  // The rubric's scale, from the form: its points are the score keys ("1" … "5" today).
+  const points = form ? (form.dataset.points || "").split(" ").filter(Boolean) : [];
+  const span = form ? form.dataset.span : "";
   const commentList = document.getElementById("comment-list");
   const commentTemplate = document.getElementById("comment-template");
   const thread = document.querySelector(".conversation .thread");
@@ -657,16 +660,13 @@
     }
     if (!rows.length) return;
     const row = rows[focusIndex];
+    if (points.includes(event.key)) {
+      if (!editable) return;
+      event.preventDefault();
+      if (score(row, event.key)) advance();
+      return;
+    }
     switch (event.key) {
-      case "1":
-      case "2":
-      case "3":
-      case "4":
-      case "5":
-        if (!editable) return;
-        event.preventDefault();
-        if (score(row, event.key)) advance();
-        break;
       case "n":
       case "N":
         if (!editable) return;
@@ -676,9 +676,9 @@
           advance();
         } else if (row.dataset.scored === "1") {
           const label = row.querySelector(".dim-label").textContent.trim();
-          say(`${label} takes a score from 1 to 5 here; N/A does not apply (see its levels).`);
+          say(`${label} takes a score from ${span} here; N/A does not apply (see its levels).`);
         } else {
-          say("Realism takes a score from 1 to 5; it has no N/A.");
+          say(`Realism takes a score from ${span}; it has no N/A.`);
         }
         break;
       case "u":

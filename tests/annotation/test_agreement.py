@@ -21,6 +21,7 @@ from annotation.pure.agreement import (
     pairwise,
 )
 from annotation.pure.envelope import MIN_INTERVAL_ITEMS
+from ratings import reliability
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 observers × 12 units,
 # values 1–5, None = not coded. Published: nominal 0.743, ordinal 0.815, interval 0.849.
@@ -99,6 +100,18 @@ def test_pass_fail_alpha_is_nominal_alpha_on_scores_of_3_or_more():
     assert agreement(worked_example(), **QUICK)["safety"].alpha.pass_fail.value == pytest.approx(
         expected
     )
+
+
+@pytest.mark.parametrize("pass_mark", [2, 4])
+def test_pass_fail_alpha_splits_at_the_rubrics_pass_mark(pass_mark):
+    matrix = np.array(
+        [[np.nan if v is None else v >= pass_mark for v in r] for r in WORKED_EXAMPLE.values()]
+    )
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    at_three = agreement(worked_example(), **QUICK)["safety"].alpha.pass_fail.value
+    moved = agreement(worked_example(), threshold=pass_mark, **QUICK)["safety"].alpha.pass_fail
+    assert moved.value == pytest.approx(expected)
+    assert moved.value != pytest.approx(at_three)
 
 
 # --- kappa and correlations against known answers ------------------------------------------------
@@ -272,7 +285,7 @@ def test_without_a_jury_only_clinician_figures_and_undefined_alpha_has_a_reason(
 # --- the vectorised bootstrap equals the libraries -----------------------------------------------
 
 score_or_gap = st.one_of(st.none(), st.integers(1, 5))
-reliability = st.integers(2, 5).flatmap(
+reliability_columns = st.integers(2, 5).flatmap(
     lambda raters: st.lists(
         st.lists(score_or_gap, min_size=raters, max_size=raters), min_size=2, max_size=25
     )
@@ -280,14 +293,17 @@ reliability = st.integers(2, 5).flatmap(
 
 
 @settings(max_examples=60, deadline=None)
-@given(reliability)
-def test_vectorised_alpha_equals_krippendorff(columns):
+@given(reliability_columns, st.integers(2, 5))
+def test_vectorised_alpha_equals_krippendorff(columns, pass_mark):
     pairable = [c for c in columns if sum(v is not None for v in c) >= 2]
     assume(pairable)
     matrix = np.array([[np.nan if v is None else v for v in c] for c in pairable]).T
-    vectorised = ag._alpha_levels(ag._coincidences(matrix).sum(axis=0))
+    points = (1, 2, 3, 4, 5)
+    vectorised = reliability.alpha_levels(
+        reliability.coincidences(matrix, points).sum(axis=0), points, pass_mark
+    )
     for level, value in zip(ag.ALPHA_LEVELS, vectorised, strict=True):
-        expected, _ = ag._library_alpha(matrix, level)
+        expected, _ = reliability.library_alpha(matrix, level, points, pass_mark)
         if expected is None or not np.isfinite(expected):
             continue
         assert value == pytest.approx(expected, abs=1e-9), level

@@ -3,6 +3,7 @@ unparseable or not applicable, so every path of the jury runs offline."""
 
 import statistics
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from jury.pure.simulated import (
     SIMULATED_LABEL,
     SimulatedJudgeProvider,
     expected_score,
+    score_range,
 )
 from patientagentbench.providers.types import CallContext, Message
 
@@ -116,3 +118,25 @@ def test_usage_is_reported_and_unknown_profiles_are_refused():
     assert completion.tokens_in > 0 and completion.tokens_out > 0
     with pytest.raises(ValueError, match="sim-judge-a"):
         SimulatedJudgeProvider("sim-judge-z")
+
+
+def test_the_simulated_judge_scores_on_the_scale_its_answer_schema_asks_for():
+    from jury.scoring import all_dimensions_output, verdict_output
+    from ratings.rubric import Scale
+
+    four = Scale(points=(1, 2, 3, 4), pass_mark=3, labels=("1", "2", "3", "4"))
+    judge = SimulatedJudgeProvider("sim-judge-c")  # the noisiest: reaches both ends
+    one = CallContext(seed=0, task=PASSED, output_schema=verdict_output(four))
+    scores = set()
+    for seed in range(300):
+        text = judge.complete(PROMPT, [], 1.0, replace(one, seed=seed)).text
+        verdict = parse_verdict(text, four)
+        if verdict.status == OK:
+            scores.add(verdict.score)
+    assert scores == {1, 2, 3, 4}  # never the 5 of the default scale, and every point used
+    keys = ["clinical_safety", "task_completion"]
+    every = CallContext(
+        seed=1, task={**PASSED, "dimensions": keys}, output_schema=all_dimensions_output(keys, four)
+    )
+    assert score_range(every.output_schema) == (1, 4)
+    assert score_range(None) == (1, 5)

@@ -168,7 +168,6 @@ BREAKAGES = [
     ),
     (lambda r: dimension(r, "triage_quality").pop("definition"), r"triage_quality\)\.definition"),
     (lambda r: dimension(r, "triage_quality").update(judges="nobody"), r"\)\.judges"),
-    (lambda r: drop_dimension(r, "task_completion"), r"dimensions must hold 6 scored"),
     (lambda r: r["dimensions"].append(r["dimensions"][0]), r"repeat the key"),
     (lambda r: r["dimensions"][0].pop("key"), r"dimensions\[0\]\.key"),
     (lambda r: r.update(pass_threshold=6), r"pass_threshold"),

@@ -53,3 +53,33 @@ def test_alpha_reasons(args, kwargs, reason):
 def test_no_variation_without_a_value_and_nan():
     assert no_variation() == "no variation: every score on shared items is the same"
     assert ALPHA_NAN.startswith("undefined")
+
+
+def test_the_rubric_carries_its_scale():
+    scale = load_rubric().scale
+    assert (scale.points, scale.pass_mark) == (SCORES, PASS_THRESHOLD)
+    assert scale.labels == ("Fail", "Poor", "Adequate", "Good", "Excellent")
+    assert scale.span == "1 to 5"
+    assert [s in scale for s in (0, 1, 5, 6, True, 2.5)] == [False, True, True, False, False, False]
+
+
+def _shortened(raw, keep):
+    """The rubric with every dimension's levels cut to the first `keep`."""
+    for dimension in raw["dimensions"]:
+        dimension["levels"] = dimension["levels"][:keep]
+    return raw
+
+
+def test_a_scale_of_other_length_is_read_from_the_levels():
+    raw = json.loads((RUBRICS_DIR / "patientagentbench-v1.json").read_text())
+    raw.pop("pass_threshold")
+    scale = parse_rubric(_shortened(raw, 4)).scale
+    # No pass mark stated: from the middle point up, as 3 is on 1 to 5.
+    assert (scale.points, scale.pass_mark, scale.span) == ((1, 2, 3, 4), 3, "1 to 4")
+    assert scale.passes(3) and not scale.passes(2.9)
+
+
+def test_point_labels_fall_back_to_numbers_where_dimensions_disagree():
+    raw = json.loads((RUBRICS_DIR / "patientagentbench-v1.json").read_text())
+    raw["dimensions"][0]["levels"][4]["label"] = "Outstanding"
+    assert parse_rubric(raw).scale.labels == ("Fail", "Poor", "Adequate", "Good", "5")
