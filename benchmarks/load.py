@@ -61,11 +61,12 @@ SIMULATED_MODELS = ["sim-steady", "sim-jittery", "sim-careless"]
 MAX_ITEMS_PER_CLINICIAN_SECOND = 5
 MAX_ITEMS_PER_WORKER_SECOND = 10
 HOME_EVERY = 5  # items between visits to the review list
+NEXT_EVERY = 3  # items between asking /review/next/ (the round page's and welcome's ⏎)
 RELOAD_EVERY = 4  # items between reloads that check the draft came back
 DOUBLE_SUBMIT_SHARE = 0.1
 WARM_SECONDS = 2.0  # a worker still importing the app takes longer than this to answer
-ARRIVAL = ["login page", "login"]
-SCORING = ["review list", "item page", "draft save", "submit"]
+ARRIVAL = ["login page", "login", "introduction"]
+SCORING = ["review list", "next item", "item page", "draft save", "submit"]
 
 
 # --- database and server ---------------------------------------------------------------------
@@ -302,7 +303,7 @@ class ItemForm:
     code: str
     csrf: str
     nonce: str
-    dimensions: tuple[tuple[str, bool], ...]  # key, scored (N/A allowed)
+    dimensions: tuple[tuple[str, bool], ...]  # key, N/A offered on this page
     anchors: tuple[str, ...]
     checked: dict[str, str]
 
@@ -313,8 +314,10 @@ class ItemForm:
             csrf=_one(r'name="csrfmiddlewaretoken" value="([^"]+)"', html),
             nonce=_one(r'name="nonce" value="([^"]+)"', html),
             dimensions=tuple(
-                (key, scored == "1")
-                for key, scored in re.findall(r'data-dim="([^"]+)" data-scored="([01])"', html)
+                (key, offers_na == "1")
+                for key, offers_na in re.findall(
+                    r'data-dim="([^"]+)" data-scored="[01]" data-na="([01])"', html
+                )
             ),
             anchors=tuple(re.findall(r'id="(turn-\d+|t\d+)"', html)),
             checked=dict(re.findall(r'name="score-([^"]+)" value="([^"]+)" checked', html)),
@@ -389,11 +392,19 @@ class Browser:
         login = await self.call("login", "POST", "/accounts/login/", 302, data=form)
         if login.headers["location"] != "/review/":
             raise Unexpected(f"login went to {login.headers['location']}")
+        # The introduction comes before a clinician's first item; its button leads to
+        # /review/next/, which the window then starts from.
+        page = await self.call("introduction", "GET", "/review/welcome/", 200)
+        csrf = _one(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+        seen = {"csrfmiddlewaretoken": csrf, "next": ""}
+        done = await self.call("introduction", "POST", "/review/welcome/", 302, data=seen)
+        if done.headers["location"] != "/review/next/":
+            raise Unexpected(f"the introduction went to {done.headers['location']}")
 
     async def work(self, deadline: float) -> None:
         """Score item after item until the deadline."""
         self.deadline = deadline
-        code = await self.from_review_list()
+        code = await self.from_next()
         done = 0
         while code and self.time_left:
             page = await self.call("item page", "GET", f"/review/{code}/", 200)
@@ -404,6 +415,8 @@ class Browser:
             done += 1
             if done % HOME_EVERY == 0 and self.time_left:
                 following = await self.from_review_list()
+            elif done % NEXT_EVERY == 0 and self.time_left:
+                following = await self.from_next()
             code = following
         if not code:
             self.tally.out_of_work += 1
@@ -412,6 +425,11 @@ class Browser:
         home = await self.call("review list", "GET", "/review/", 200)
         found = re.search(r'data-continue href="/review/([^/"]+)/"', home.text)
         return found.group(1) if found else ""
+
+    async def from_next(self) -> str:
+        """Where /review/next/ sends the clinician: their next item ('' for the list)."""
+        response = await self.call("next item", "GET", "/review/next/", 302)
+        return _item_code(response.headers["location"])
 
     async def score(self, form: ItemForm, reload: bool) -> str | None:
         """Score the item over a few autosaves and submit it; the code of the item the server
@@ -434,8 +452,8 @@ class Browser:
     def answer(self, form: ItemForm) -> dict:
         """A plausible answer, shaped as the server stores a draft (`answer_from_post`)."""
         scores = {
-            key: "na" if scored and self.rng.random() < 0.1 else self.rng.randint(1, 5)
-            for key, scored in form.dimensions
+            key: "na" if offers_na and self.rng.random() < 0.1 else self.rng.randint(1, 5)
+            for key, offers_na in form.dimensions
         }
         why = {key: f"Load note on {key}." for key in scores if self.rng.random() < 0.2}
         comments = []
@@ -654,7 +672,10 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
     )
     print()
     print("\n".join(latency_table(tally, window)))
-    print("(login page and login: everyone arriving over the first seconds, before the window)")
+    print(
+        "(login page, login and introduction: everyone arriving over the first seconds, "
+        "before the window)"
+    )
     print()
     requests = sum(len(tally.latencies[e]) for e in SCORING)
     rate, submitted = requests / window.seconds, len(tally.submitted)
