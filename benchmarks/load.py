@@ -1,4 +1,4 @@
-"""Load: many clinicians scoring at once, against gunicorn on PostgreSQL.
+"""Load: many clinicians scoring at once, against gunicorn on PostgreSQL (or SQLite).
 
 Each simulated clinician is a browser of their own (cookies, CSRF tokens read from the pages,
 htmx headers on autosave): log in, open the review list, continue to the next item, save the
@@ -16,13 +16,17 @@ current submission with what was sent, nothing was stored twice, nothing was sto
 the clinician was not told about, and every acknowledged draft is what the database holds
 (and what a reload of the page shows).
 
+`--sqlite` serves a fresh SQLite file with the demo's settings instead (WAL, a 30 s busy
+timeout, immediate transactions), where every write takes the one database lock: the test
+there is that nobody is told "database is locked" (counted from the server log).
+
 Setup: a fresh PostgreSQL database (dropped at the end, also on failure), migrations, a
 scenario case set with conversations from the simulated agents, cloned so there is enough
 work for the whole run, the clinicians (half per track) and one study with one clinician
 per track on each item; then gunicorn with DEBUG off on 127.0.0.1.
 
     .venv/bin/python benchmarks/load.py [--seconds 60] [--clinicians 30] [--workers 4]
-                                         [--think 0] [--items N] [--quick]
+                                         [--think 0] [--items N] [--quick] [--sqlite]
 """
 
 from __future__ import annotations
@@ -89,6 +93,24 @@ def fresh_database(name: str):
             connections.close_all()
         with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextlib.contextmanager
+def database(sqlite: bool, var_dir: str):
+    """The run's database URL: a SQLite file in the run's folder, or a fresh PostgreSQL one."""
+    if sqlite:
+        yield f"sqlite:///{Path(var_dir) / 'load.sqlite3'}"
+        return
+    with fresh_database(f"pab_load_{os.getpid()}") as url:
+        yield url
+
+
+def database_version(connection) -> str:
+    if connection.vendor == "sqlite":
+        import sqlite3
+
+        return f"SQLite {sqlite3.sqlite_version}"
+    return f"PostgreSQL {connection.cursor().connection.info.server_version // 10000}"
 
 
 def free_port() -> int:
@@ -662,8 +684,8 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
     """Print the figures and the database check; whether everything held."""
     print(
         f"load: {args.clinicians} clinicians, {args.seconds:g} s of scoring, think "
-        f"{args.think:g} s; gunicorn {args.workers} sync workers, DEBUG off, PostgreSQL "
-        f"{setup['postgres']}, DB_CONN_MAX_AGE {os.environ.get('DB_CONN_MAX_AGE', '0')}; "
+        f"{args.think:g} s; gunicorn {args.workers} sync workers, DEBUG off, "
+        f"{setup['database']}, DB_CONN_MAX_AGE {os.environ.get('DB_CONN_MAX_AGE', '0')}; "
         f"{os.cpu_count()} CPUs shared by server, database, clients and anything else running"
     )
     print(
@@ -691,7 +713,7 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
     per_request = 1000 / max(requests, 1)
     print(
         f"CPU per request in the window: gunicorn workers {window.server_cpu * per_request:.1f} "
-        f"ms, these clients {window.client_cpu * per_request:.1f} ms (PostgreSQL not counted); "
+        f"ms, these clients {window.client_cpu * per_request:.1f} ms (a PostgreSQL server not counted); "
         f"load average {setup['load']:.1f} before, {os.getloadavg()[0]:.1f} after"
     )
     print(f"each login hashes the password: {setup['hash_ms']:.0f} ms of CPU here (PBKDF2)")
@@ -703,9 +725,11 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
         print(f"error: {sample}")
     log = server_log.read_text(errors="replace")
     tracebacks, timeouts = log.count("Traceback"), log.count("WORKER TIMEOUT")
-    if tracebacks or timeouts:
+    locked = log.count("database is locked")
+    if tracebacks or timeouts or locked:
         print(
-            f"server log: {tracebacks} tracebacks, {timeouts} workers killed by gunicorn's "
+            f"server log: {tracebacks} tracebacks, {locked} 'database is locked', {timeouts} "
+            f"workers killed by gunicorn's "
             f"timeout; its last lines:\n{tail(server_log)}"
         )
     print()
@@ -731,6 +755,9 @@ def main() -> int:
         "--items", type=int, default=0, help="items per clinician (default: enough for the run)"
     )
     parser.add_argument("--quick", action="store_true", help="smoke run: 10 s, 5 clinicians")
+    parser.add_argument(
+        "--sqlite", action="store_true", help="a SQLite file (the demo's database) instead"
+    )
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.clinicians = 10, 5
@@ -739,7 +766,7 @@ def main() -> int:
 
     with (
         tempfile.TemporaryDirectory(prefix="pab-load-") as var_dir,
-        fresh_database(f"pab_load_{os.getpid()}") as database_url,
+        database(args.sqlite, var_dir) as database_url,
     ):
         os.environ.update(
             DJANGO_SETTINGS_MODULE="config.settings",
@@ -774,7 +801,7 @@ def main() -> int:
             "per_clinician": per_clinician,
             "study": study,
             "hash_ms": password_hash_ms(),
-            "postgres": connection.cursor().connection.info.server_version // 10000,
+            "database": database_version(connection),
             "load": os.getloadavg()[0],
         }
         connection.close()  # the server has the database to itself while it runs
