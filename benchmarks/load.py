@@ -22,8 +22,9 @@ there is that nobody is told "database is locked" (counted from the server log).
 
 Setup: a fresh PostgreSQL database (dropped at the end, also on failure), migrations, a
 scenario case set with conversations from the simulated agents, cloned so there is enough
-work for the whole run, the clinicians (half per track) and one study with one clinician
-per track on each item; then gunicorn with DEBUG off on 127.0.0.1.
+work for the whole run, the clinicians (half per track), a few small studies locked until a
+calibration round nobody has passed, and the study scored, with one clinician per track on
+each item; then gunicorn with DEBUG off on 127.0.0.1.
 
     .venv/bin/python benchmarks/load.py [--seconds 60] [--clinicians 30] [--workers 4]
                                          [--think 0] [--items N] [--quick] [--sqlite]
@@ -64,6 +65,9 @@ SIMULATED_MODELS = ["sim-steady", "sim-jittery", "sim-careless"]
 # items/s (15 ms and more); clinicians who still run out are reported.
 MAX_ITEMS_PER_CLINICIAN_SECOND = 5
 MAX_ITEMS_PER_WORKER_SECOND = 10
+# Studies that need a calibration round nobody has passed, queued before the load study: the
+# queue must look past them on every /review/next/ and submit (one query each, before).
+LOCKED_STUDIES, LOCKED_ITEMS = 5, 4
 HOME_EVERY = 5  # items between visits to the review list
 NEXT_EVERY = 3  # items between asking /review/next/ (the round page's and welcome's ⏎)
 RELOAD_EVERY = 4  # items between reloads that check the draft came back
@@ -253,6 +257,18 @@ def seed(clinicians: int, items_per_clinician: int) -> tuple[list[str], int, int
             user.groups.add(group)
             track = Clinician.Track.CLINICAL if n % 2 == 0 else Clinician.Track.OPERATIONS
             people.append(Clinician.objects.create(user=user, track=track))
+    for n in range(LOCKED_STUDIES):
+        create_study(
+            StudySpec(
+                status="open",
+                name=f"Locked study {n + 1}",
+                overlap={"clinical": 1, "operations": 1},
+                require_calibration=True,
+            ),
+            [t.pk for t in copies[:LOCKED_ITEMS]],
+            people,
+            actor=None,
+        )
     study = create_study(
         StudySpec(
             status="open",
