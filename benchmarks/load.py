@@ -136,6 +136,9 @@ def gunicorn(workers: int, log_path: Path):
         f"--workers={workers}",
         f"--bind=127.0.0.1:{port}",
         "--log-level=warning",
+        # A worker importing the app on a busy machine outlasted the default 30 s and was
+        # killed before it served anything; a request that slow shows as latency here.
+        "--timeout=120",
     ]
     with open(log_path, "w") as log:
         server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
