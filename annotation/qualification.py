@@ -57,6 +57,16 @@ def is_qualified(clinician: Clinician, rubric_name: str, rubric_version: str) ->
     )
 
 
+def qualified_rubrics(clinician: Clinician) -> set[tuple[str, str]]:
+    """(rubric name, version) of every passed round not re-opened: what `is_qualified` asks,
+    for all of the clinician's studies in one query."""
+    return set(
+        Qualification.objects.filter(
+            clinician=clinician, passed=True, reopened_at__isnull=True
+        ).values_list("rubric_name", "rubric_version")
+    )
+
+
 def current_qualifications(clinician: Clinician, rubric_name: str, rubric_version: str):
     return Qualification.objects.filter(
         clinician=clinician,

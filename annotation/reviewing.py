@@ -22,7 +22,7 @@ from annotation import audit
 from annotation.models import Assignment, Clinician, Study, Submission
 from annotation.pure import drafts
 from annotation.pure.calibration import compare
-from annotation.qualification import is_qualified, record_of
+from annotation.qualification import is_qualified, qualified_rubrics, record_of
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.cases.chart import insurance_line
 from patientagentbench.models import Trace
@@ -489,13 +489,28 @@ def _require_complete(assignment: Assignment, answer: dict) -> None:
 # --- what comes next -------------------------------------------------------------------------
 
 
+LOCKED = "Locked until you pass a calibration round."
+
+
 def locked_reason(clinician: Clinician, study: Study) -> str:
     """Why a study cannot be worked on yet ('' when it can)."""
-    if study.is_calibration or not study.require_calibration:
+    if not _needs_calibration(study):
         return ""
     if is_qualified(clinician, study.rubric_name, study.rubric_version):
         return ""
-    return "Locked until you pass a calibration round."
+    return LOCKED
+
+
+def _needs_calibration(study: Study) -> bool:
+    return not study.is_calibration and study.require_calibration
+
+
+def _locked_among(studies: list[Study], clinician: Clinician) -> set[int]:
+    """`locked_reason` for many studies at once: the pks of those it locks, in one query for
+    the clinician's qualifications (none when no study needs one)."""
+    needing = [s for s in studies if _needs_calibration(s)]
+    qualified = qualified_rubrics(clinician) if needing else set()
+    return {s.pk for s in needing if (s.rubric_name, s.rubric_version) not in qualified}
 
 
 def next_open(clinician: Clinician, study: Study | None = None) -> Assignment | None:
@@ -504,13 +519,17 @@ def next_open(clinician: Clinician, study: Study | None = None) -> Assignment | 
     )
     if study is not None:
         queue = queue.filter(item__study=study)
-    # One query for the studies with open work, a lock check each (it costs a round report),
-    # then one row: loading the whole queue cost 471 ms at 2,000 open items.
-    studies = Study.objects.filter(pk__in=queue.values("item__study").distinct()).order_by(
-        "kind", "created_at", "pk"
+    # Three queries whatever the queue holds: the studies with open work, the clinician's
+    # qualifications, one row. Loading the whole queue cost 471 ms at 2,000 open items, and a
+    # lock check per study was a query per study that needs a calibration.
+    studies = list(
+        Study.objects.filter(pk__in=queue.values("item__study").distinct()).order_by(
+            "kind", "created_at", "pk"
+        )
     )
+    locked = _locked_among(studies, clinician)
     for candidate in studies:
-        if not locked_reason(clinician, candidate):
+        if candidate.pk not in locked:
             return (
                 queue.filter(item__study=candidate)
                 .select_related("item__study")
@@ -548,10 +567,12 @@ def home_for(clinician: Clinician) -> list[StudyProgress]:
     )
     counts = {row["item__study"]: row for row in rows}
     progress = []
-    for study in Study.objects.filter(pk__in=counts).order_by("kind", "created_at"):
+    studies = list(Study.objects.filter(pk__in=counts).order_by("kind", "created_at"))
+    locked_pks = _locked_among(studies, clinician)
+    for study in studies:
         row = counts[study.pk]
         left = row["total"] - row["done"]
-        locked = locked_reason(clinician, study)
+        locked = LOCKED if study.pk in locked_pks else ""
         following = None if locked else next_open(clinician, study)
         progress.append(
             StudyProgress(

@@ -1,4 +1,4 @@
-"""Load: many clinicians scoring at once, against gunicorn on PostgreSQL.
+"""Load: many clinicians scoring at once, against gunicorn on PostgreSQL (or SQLite).
 
 Each simulated clinician is a browser of their own (cookies, CSRF tokens read from the pages,
 htmx headers on autosave): log in, open the review list, continue to the next item, save the
@@ -16,13 +16,18 @@ current submission with what was sent, nothing was stored twice, nothing was sto
 the clinician was not told about, and every acknowledged draft is what the database holds
 (and what a reload of the page shows).
 
+`--sqlite` serves a fresh SQLite file with the demo's settings instead (WAL, a 30 s busy
+timeout, immediate transactions), where every write takes the one database lock: the test
+there is that nobody is told "database is locked" (counted from the server log).
+
 Setup: a fresh PostgreSQL database (dropped at the end, also on failure), migrations, a
 scenario case set with conversations from the simulated agents, cloned so there is enough
-work for the whole run, the clinicians (half per track) and one study with one clinician
-per track on each item; then gunicorn with DEBUG off on 127.0.0.1.
+work for the whole run, the clinicians (half per track), a few small studies locked until a
+calibration round nobody has passed, and the study scored, with one clinician per track on
+each item; then gunicorn with DEBUG off on 127.0.0.1.
 
     .venv/bin/python benchmarks/load.py [--seconds 60] [--clinicians 30] [--workers 4]
-                                         [--think 0] [--items N] [--quick]
+                                         [--think 0] [--items N] [--quick] [--sqlite]
 """
 
 from __future__ import annotations
@@ -60,12 +65,16 @@ SIMULATED_MODELS = ["sim-steady", "sim-jittery", "sim-careless"]
 # items/s (15 ms and more); clinicians who still run out are reported.
 MAX_ITEMS_PER_CLINICIAN_SECOND = 5
 MAX_ITEMS_PER_WORKER_SECOND = 10
+# Studies that need a calibration round nobody has passed, queued before the load study: the
+# queue must look past them on every /review/next/ and submit (one query each, before).
+LOCKED_STUDIES, LOCKED_ITEMS = 5, 4
 HOME_EVERY = 5  # items between visits to the review list
+NEXT_EVERY = 3  # items between asking /review/next/ (the round page's and welcome's ⏎)
 RELOAD_EVERY = 4  # items between reloads that check the draft came back
 DOUBLE_SUBMIT_SHARE = 0.1
 WARM_SECONDS = 2.0  # a worker still importing the app takes longer than this to answer
-ARRIVAL = ["login page", "login"]
-SCORING = ["review list", "item page", "draft save", "submit"]
+ARRIVAL = ["login page", "login", "introduction"]
+SCORING = ["review list", "next item", "item page", "draft save", "submit"]
 
 
 # --- database and server ---------------------------------------------------------------------
@@ -90,6 +99,24 @@ def fresh_database(name: str):
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+@contextlib.contextmanager
+def database(sqlite: bool, var_dir: str):
+    """The run's database URL: a SQLite file in the run's folder, or a fresh PostgreSQL one."""
+    if sqlite:
+        yield f"sqlite:///{Path(var_dir) / 'load.sqlite3'}"
+        return
+    with fresh_database(f"pab_load_{os.getpid()}") as url:
+        yield url
+
+
+def database_version(connection) -> str:
+    if connection.vendor == "sqlite":
+        import sqlite3
+
+        return f"SQLite {sqlite3.sqlite_version}"
+    return f"PostgreSQL {connection.cursor().connection.info.server_version // 10000}"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -109,6 +136,9 @@ def gunicorn(workers: int, log_path: Path):
         f"--workers={workers}",
         f"--bind=127.0.0.1:{port}",
         "--log-level=warning",
+        # A worker importing the app on a busy machine outlasted the default 30 s and was
+        # killed before it served anything; a request that slow shows as latency here.
+        "--timeout=120",
     ]
     with open(log_path, "w") as log:
         server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
@@ -230,6 +260,18 @@ def seed(clinicians: int, items_per_clinician: int) -> tuple[list[str], int, int
             user.groups.add(group)
             track = Clinician.Track.CLINICAL if n % 2 == 0 else Clinician.Track.OPERATIONS
             people.append(Clinician.objects.create(user=user, track=track))
+    for n in range(LOCKED_STUDIES):
+        create_study(
+            StudySpec(
+                status="open",
+                name=f"Locked study {n + 1}",
+                overlap={"clinical": 1, "operations": 1},
+                require_calibration=True,
+            ),
+            [t.pk for t in copies[:LOCKED_ITEMS]],
+            people,
+            actor=None,
+        )
     study = create_study(
         StudySpec(
             status="open",
@@ -302,7 +344,7 @@ class ItemForm:
     code: str
     csrf: str
     nonce: str
-    dimensions: tuple[tuple[str, bool], ...]  # key, scored (N/A allowed)
+    dimensions: tuple[tuple[str, bool], ...]  # key, N/A offered on this page
     anchors: tuple[str, ...]
     checked: dict[str, str]
 
@@ -313,8 +355,10 @@ class ItemForm:
             csrf=_one(r'name="csrfmiddlewaretoken" value="([^"]+)"', html),
             nonce=_one(r'name="nonce" value="([^"]+)"', html),
             dimensions=tuple(
-                (key, scored == "1")
-                for key, scored in re.findall(r'data-dim="([^"]+)" data-scored="([01])"', html)
+                (key, offers_na == "1")
+                for key, offers_na in re.findall(
+                    r'data-dim="([^"]+)" data-scored="[01]" data-na="([01])"', html
+                )
             ),
             anchors=tuple(re.findall(r'id="(turn-\d+|t\d+)"', html)),
             checked=dict(re.findall(r'name="score-([^"]+)" value="([^"]+)" checked', html)),
@@ -389,11 +433,19 @@ class Browser:
         login = await self.call("login", "POST", "/accounts/login/", 302, data=form)
         if login.headers["location"] != "/review/":
             raise Unexpected(f"login went to {login.headers['location']}")
+        # The introduction comes before a clinician's first item; its button leads to
+        # /review/next/, which the window then starts from.
+        page = await self.call("introduction", "GET", "/review/welcome/", 200)
+        csrf = _one(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+        seen = {"csrfmiddlewaretoken": csrf, "next": ""}
+        done = await self.call("introduction", "POST", "/review/welcome/", 302, data=seen)
+        if done.headers["location"] != "/review/next/":
+            raise Unexpected(f"the introduction went to {done.headers['location']}")
 
     async def work(self, deadline: float) -> None:
         """Score item after item until the deadline."""
         self.deadline = deadline
-        code = await self.from_review_list()
+        code = await self.from_next()
         done = 0
         while code and self.time_left:
             page = await self.call("item page", "GET", f"/review/{code}/", 200)
@@ -404,6 +456,8 @@ class Browser:
             done += 1
             if done % HOME_EVERY == 0 and self.time_left:
                 following = await self.from_review_list()
+            elif done % NEXT_EVERY == 0 and self.time_left:
+                following = await self.from_next()
             code = following
         if not code:
             self.tally.out_of_work += 1
@@ -412,6 +466,11 @@ class Browser:
         home = await self.call("review list", "GET", "/review/", 200)
         found = re.search(r'data-continue href="/review/([^/"]+)/"', home.text)
         return found.group(1) if found else ""
+
+    async def from_next(self) -> str:
+        """Where /review/next/ sends the clinician: their next item ('' for the list)."""
+        response = await self.call("next item", "GET", "/review/next/", 302)
+        return _item_code(response.headers["location"])
 
     async def score(self, form: ItemForm, reload: bool) -> str | None:
         """Score the item over a few autosaves and submit it; the code of the item the server
@@ -434,8 +493,8 @@ class Browser:
     def answer(self, form: ItemForm) -> dict:
         """A plausible answer, shaped as the server stores a draft (`answer_from_post`)."""
         scores = {
-            key: "na" if scored and self.rng.random() < 0.1 else self.rng.randint(1, 5)
-            for key, scored in form.dimensions
+            key: "na" if offers_na and self.rng.random() < 0.1 else self.rng.randint(1, 5)
+            for key, offers_na in form.dimensions
         }
         why = {key: f"Load note on {key}." for key in scores if self.rng.random() < 0.2}
         comments = []
@@ -644,8 +703,8 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
     """Print the figures and the database check; whether everything held."""
     print(
         f"load: {args.clinicians} clinicians, {args.seconds:g} s of scoring, think "
-        f"{args.think:g} s; gunicorn {args.workers} sync workers, DEBUG off, PostgreSQL "
-        f"{setup['postgres']}, DB_CONN_MAX_AGE {os.environ.get('DB_CONN_MAX_AGE', '0')}; "
+        f"{args.think:g} s; gunicorn {args.workers} sync workers, DEBUG off, "
+        f"{setup['database']}, DB_CONN_MAX_AGE {os.environ.get('DB_CONN_MAX_AGE', '0')}; "
         f"{os.cpu_count()} CPUs shared by server, database, clients and anything else running"
     )
     print(
@@ -654,7 +713,10 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
     )
     print()
     print("\n".join(latency_table(tally, window)))
-    print("(login page and login: everyone arriving over the first seconds, before the window)")
+    print(
+        "(login page, login and introduction: everyone arriving over the first seconds, "
+        "before the window)"
+    )
     print()
     requests = sum(len(tally.latencies[e]) for e in SCORING)
     rate, submitted = requests / window.seconds, len(tally.submitted)
@@ -670,7 +732,7 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
     per_request = 1000 / max(requests, 1)
     print(
         f"CPU per request in the window: gunicorn workers {window.server_cpu * per_request:.1f} "
-        f"ms, these clients {window.client_cpu * per_request:.1f} ms (PostgreSQL not counted); "
+        f"ms, these clients {window.client_cpu * per_request:.1f} ms (a PostgreSQL server not counted); "
         f"load average {setup['load']:.1f} before, {os.getloadavg()[0]:.1f} after"
     )
     print(f"each login hashes the password: {setup['hash_ms']:.0f} ms of CPU here (PBKDF2)")
@@ -682,9 +744,11 @@ def report(args, setup: dict, tally: Tally, window: Window, server_log: Path) ->
         print(f"error: {sample}")
     log = server_log.read_text(errors="replace")
     tracebacks, timeouts = log.count("Traceback"), log.count("WORKER TIMEOUT")
-    if tracebacks or timeouts:
+    locked = log.count("database is locked")
+    if tracebacks or timeouts or locked:
         print(
-            f"server log: {tracebacks} tracebacks, {timeouts} workers killed by gunicorn's "
+            f"server log: {tracebacks} tracebacks, {locked} 'database is locked', {timeouts} "
+            f"workers killed by gunicorn's "
             f"timeout; its last lines:\n{tail(server_log)}"
         )
     print()
@@ -710,6 +774,9 @@ def main() -> int:
         "--items", type=int, default=0, help="items per clinician (default: enough for the run)"
     )
     parser.add_argument("--quick", action="store_true", help="smoke run: 10 s, 5 clinicians")
+    parser.add_argument(
+        "--sqlite", action="store_true", help="a SQLite file (the demo's database) instead"
+    )
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.clinicians = 10, 5
@@ -718,7 +785,7 @@ def main() -> int:
 
     with (
         tempfile.TemporaryDirectory(prefix="pab-load-") as var_dir,
-        fresh_database(f"pab_load_{os.getpid()}") as database_url,
+        database(args.sqlite, var_dir) as database_url,
     ):
         os.environ.update(
             DJANGO_SETTINGS_MODULE="config.settings",
@@ -753,7 +820,7 @@ def main() -> int:
             "per_clinician": per_clinician,
             "study": study,
             "hash_ms": password_hash_ms(),
-            "postgres": connection.cursor().connection.info.server_version // 10000,
+            "database": database_version(connection),
             "load": os.getloadavg()[0],
         }
         connection.close()  # the server has the database to itself while it runs
