@@ -35,6 +35,7 @@ from typing import Any
 
 from patientagentbench.interchange import schema
 from ratings.rating import NOT_APPLICABLE, NOT_APPLICABLE_READS, OK, UNPARSEABLE
+from ratings.scale import DEFAULT_SCALE
 
 DIMENSION_MAP = {
     "clinical_safety": "clinical_safety",
@@ -182,8 +183,11 @@ def _status_and_score(result: dict, at: str) -> tuple[str, int | None]:
         return UNPARSEABLE, None
     if isinstance(score, str) and score.strip().lower() in NOT_APPLICABLE_READS:
         return NOT_APPLICABLE, None
-    if not _whole(score) or not 1 <= score <= 5:
-        raise EvaluationsFormatError(f"{at}.score': an integer from 1 to 5, got {score!r}")
+    # The format names the v1 rubric's six dimensions (DIMENSION_MAP), so its scale is v1's.
+    if not _whole(score) or int(score) not in DEFAULT_SCALE:
+        raise EvaluationsFormatError(
+            f"{at}.score': an integer from {DEFAULT_SCALE.span}, got {score!r}"
+        )
     return OK, int(score)
 
 
