@@ -160,6 +160,8 @@ def test_the_dashboards_show_the_seventh_dimension(seven, traces, client, resear
         assert response.status_code == 200, page
         # A figure's row, not only the dimension picker: the seventh is computed on.
         assert "<td>Documentation quality</td>" in response.content.decode(), page
+    raters = client.get(reverse("research_dashboard_raters") + f"?study={study.pk}")
+    assert "nominal on pass/fail (≥ 4)" in raters.content.decode()  # the rubric's pass mark
     bundle = client.get(reverse("research_study_bundle", args=[study.pk]))
     assert bundle.status_code == 200
     with zipfile.ZipFile(

@@ -77,9 +77,10 @@ def _alpha_tables(ds: Dataset) -> tuple[dict, dict]:
         ("alpha_with_jury", "α ordinal, with the jury as one more rater", "est"),
     ]
     note = (
-        "Krippendorff's alpha (krippendorff package): ordinal on the 1–5 scores, nominal on "
-        "pass/fail (≥ the pass mark), over items scored by 2 or more clinicians; Fleiss' kappa "
-        "(nominal: a 4 against a 5 counts as disagreement, hence lower) over the items with "
+        f"Krippendorff's alpha (krippendorff package): ordinal on the {ds.rubric.scale.span} "
+        f"scores, nominal on pass/fail (≥ {ds.rubric.pass_threshold}), over items scored by 2 or "
+        "more clinicians; Fleiss' kappa (nominal: neighbouring scores count as disagreement, "
+        "hence lower) over the items with "
         "the most common number of clinicians. Bootstrap 95% CIs resample items; hover a "
         "figure for its n and method."
     )
