@@ -174,3 +174,51 @@ def test_the_dashboards_show_the_seventh_dimension(seven, traces, client, resear
         ("clinician", "3"),
     ]
     assert SEVENTH in json.loads(text["agreement.json"])
+
+
+@pytest.fixture
+def seven_points(seven, tmp_path):
+    """The seven-dimension rubric on a 1–7 scale (every dimension gains levels 6 and 7), as
+    `sevenpoint` beside it in the same rubric directory."""
+    data = json.loads(FIXTURE.read_text())
+    data["name"] = "sevenpoint"
+    for dimension in data["dimensions"]:
+        dimension["levels"] += [
+            {"score": 6, "label": "Very good", "anchor": "Everything in level 5, and more so."},
+            {"score": 7, "label": "Outstanding", "anchor": "Everything in level 6, and more so."},
+        ]
+    (tmp_path / "sevenpoint-v1.json").write_text(json.dumps(data))
+    cached_rubric.cache_clear()
+    return cached_rubric("sevenpoint", "1")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="issue 36 item 3: annotation/pure/agreement.py checks scores against the default "
+    "1–5 scale, and the jury page's heatmap is a fixed 5 × 5",
+)
+@pytest.mark.django_db
+def test_the_jury_page_draws_a_seven_point_scale(seven_points, traces, client, researcher):
+    assert seven_points.scale.points == (1, 2, 3, 4, 5, 6, 7)
+    run, done = traces
+    me, study = seven_study(done[:2], researcher, "dr-seven-points")
+    study.rubric_name = "sevenpoint"
+    study.save(update_fields=["rubric_name"])
+    client.force_login(me.user)
+    keys = [d.key for d in seven_points.dimensions_for({"operations"})]
+    for n, assignment in enumerate(me.assignments.filter(item__study=study)):
+        form = {f"score-{key}": "7" for key in keys} | {"nonce": f"points-{n}"}
+        assert client.post(reverse("review_submit", args=[assignment.code]), form).status_code < 400
+    assert Submission.objects.filter(assignment__item__study=study).count() == 2
+    panel = Panel.objects.create(name="seven-points", rubric_name="sevenpoint", rubric_version="1")
+    model = ModelConfig.objects.create(
+        name="sim-judge-b", provider="simulated", model_id="sim-judge-b"
+    )
+    panel.judges.add(Judge.objects.create(name="seven-points-b", model=model))
+    execute_inline(launch_jury(panel=panel, run=run, enqueue=False))
+
+    client.force_login(researcher)
+    response = client.get(reverse("research_dashboard_jury") + f"?study={study.pk}")
+    assert response.status_code == 200
+    assert "<td>Documentation quality</td>" in response.content.decode()
