@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 import ratings.rubric
@@ -133,22 +134,29 @@ def test_the_review_page_offers_and_stores_the_seventh_dimension(seven, traces, 
     assert set(stored.scores) == set(keys) and stored.scores[SEVENTH] == 4
 
 
+def scored_by_a_clinician_and_the_jury(rubric, run, me, study, score_of, name):
+    """`me` submits `score_of(n)` on every dimension of their n-th item, then a simulated
+    panel on `rubric` scores the run."""
+    keys = [d.key for d in rubric.dimensions_for({"operations"})]
+    client = Client()
+    client.force_login(me.user)
+    for n, assignment in enumerate(me.assignments.filter(item__study=study)):
+        form = {f"score-{key}": str(score_of(n)) for key in keys} | {"nonce": f"{name}-{n}"}
+        assert client.post(reverse("review_submit", args=[assignment.code]), form).status_code < 400
+    assert Submission.objects.filter(assignment__item__study=study).count() == 2
+    panel = Panel.objects.create(name=name, rubric_name=rubric.name, rubric_version=rubric.version)
+    model = ModelConfig.objects.create(
+        name="sim-judge-b", provider="simulated", model_id="sim-judge-b"
+    )
+    panel.judges.add(Judge.objects.create(name=f"{name}-b", model=model))
+    execute_inline(launch_jury(panel=panel, run=run, enqueue=False))
+
+
 @pytest.mark.django_db
 def test_the_dashboards_show_the_seventh_dimension(seven, traces, client, researcher):
     run, done = traces
     me, study = seven_study(done[:2], researcher, "dr-seven-dash")
-    client.force_login(me.user)
-    keys = [d.key for d in seven.dimensions_for({"operations"})]
-    for n, assignment in enumerate(me.assignments.filter(item__study=study)):
-        form = {f"score-{key}": str(2 + n) for key in keys} | {"nonce": f"dash-{n}"}
-        client.post(reverse("review_submit", args=[assignment.code]), form)
-    assert Submission.objects.filter(assignment__item__study=study).count() == 2
-    panel = Panel.objects.create(name="seven-dash", rubric_name="sevendim", rubric_version="1")
-    model = ModelConfig.objects.create(
-        name="sim-judge-b", provider="simulated", model_id="sim-judge-b"
-    )
-    panel.judges.add(Judge.objects.create(name="seven-dash-b", model=model))
-    execute_inline(launch_jury(panel=panel, run=run, enqueue=False))
+    scored_by_a_clinician_and_the_jury(seven, run, me, study, lambda n: 2 + n, "seven-dash")
 
     client.force_login(researcher)
     for page in (
@@ -205,18 +213,7 @@ def test_the_jury_page_draws_a_seven_point_scale(seven_points, traces, client, r
     me, study = seven_study(done[:2], researcher, "dr-seven-points")
     study.rubric_name = "sevenpoint"
     study.save(update_fields=["rubric_name"])
-    client.force_login(me.user)
-    keys = [d.key for d in seven_points.dimensions_for({"operations"})]
-    for n, assignment in enumerate(me.assignments.filter(item__study=study)):
-        form = {f"score-{key}": "7" for key in keys} | {"nonce": f"points-{n}"}
-        assert client.post(reverse("review_submit", args=[assignment.code]), form).status_code < 400
-    assert Submission.objects.filter(assignment__item__study=study).count() == 2
-    panel = Panel.objects.create(name="seven-points", rubric_name="sevenpoint", rubric_version="1")
-    model = ModelConfig.objects.create(
-        name="sim-judge-b", provider="simulated", model_id="sim-judge-b"
-    )
-    panel.judges.add(Judge.objects.create(name="seven-points-b", model=model))
-    execute_inline(launch_jury(panel=panel, run=run, enqueue=False))
+    scored_by_a_clinician_and_the_jury(seven_points, run, me, study, lambda n: 7, "seven-points")
 
     client.force_login(researcher)
     response = client.get(reverse("research_dashboard_jury") + f"?study={study.pk}")

@@ -151,18 +151,10 @@ class Envelope:
     tie_rule: str
 
     def as_dict(self) -> dict[str, Any]:
-        figures = (
-            "jury_adjacent",
-            "clinician_adjacent",
-            "adjacent_difference",
-            "jury_kappa",
-            "clinician_kappa",
-            "kappa_difference",
-        )
         return {
             "n_items": self.n_items,
             "n_clinicians": self.n_clinicians,
-            **{name: getattr(self, name).as_dict() for name in figures},
+            **{name: getattr(self, name).as_dict() for name in FIGURE_NAMES},
             "margin": self.margin,
             "min_items": self.min_items,
             "verdict": self.verdict,

@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from ratings.rubric import cached_rubric
 from tests.annotation.test_dashboards import scored  # noqa: F401  (a fixture)
 from tests.annotation.test_research_views import conversations  # noqa: F401  (a fixture)
 from tests.browser.conftest import log_in, screenshot
@@ -125,7 +126,9 @@ def test_an_honest_qualified_panel_reads_separates(
     # Which dimensions keep six conversations per group varies with the simulated judge's N/A
     # and unparseable answers (functions of ids): most separate, none inverts, any other is
     # undecided.
-    lines = validity.get_by_test_id("validity-dimensions").locator("li").all_inner_texts()
+    dimensions = validity.get_by_test_id("validity-dimensions").locator("li")
+    expect(dimensions).to_have_count(len(cached_rubric().scored))
+    lines = dimensions.all_inner_texts()
     assert all(SEPARATES.search(line) or UNDECIDED.search(line) for line in lines), lines
     assert sum(bool(SEPARATES.search(line)) for line in lines) >= 4, lines
     expect(validity).to_contain_text(AUC_WITH_INTERVAL)
