@@ -50,7 +50,7 @@ def assert_qualified_but_inverts(standing):
     expect(validity).to_contain_text("Validity: inverts.")
     expect(validity).to_contain_text("Qualified by its calibration round, but")
     expect(validity.get_by_test_id("validity-dimensions")).to_contain_text(AUC_WITH_INTERVAL)
-    expect(validity).to_contain_text(re.compile(r"\b[6-8] passed, [6-8] failed"))
+    expect(validity).to_contain_text("8 passed, 8 failed")
 
 
 def test_a_qualified_judge_that_inverts_says_so_on_the_panel_page_and_the_leaderboard(

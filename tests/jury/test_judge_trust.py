@@ -291,7 +291,7 @@ def test_a_qualified_panel_that_inverts_says_so_on_every_page_of_its_standing(
         assert "Qualified by its calibration round, but panel inverted scores" in body, name
         # The figures: AUC, interval, method, n per group.
         assert re.search(r"AUC 0\.\d\d, 95% interval 0\.\d\d–0\.\d\d by Newcombe", body)
-        assert re.search(r"\b[6-8] passed, [6-8] failed", body), name
+        assert "8 passed, 8 failed" in body, name  # full groups where it marks nothing N/A
     board = client.get(pages["leaderboard"]).content.decode()
     # Every dimension column the inverted judge reads backwards carries the flag.
     assert board.count('data-testid="dimension-validity"') >= 5
