@@ -306,8 +306,10 @@ def test_an_honest_qualified_panel_separates_beside_qualified(client, researcher
     body = client.get(reverse("jury_panel", args=[panel.pk])).content.decode()
     assert 'data-testid="qualified"' in body
     assert 'data-verdict="inverts"' not in body
-    assert "Clinical safety: <b>separates</b>" in body
-    assert "Task completion: <b>separates</b>" in body
+    # Which dimensions decide varies with the simulated judge's noise and N/A answers (functions
+    # of ids); most separate, and none inverts.
+    assert len(re.findall(r": <b>separates</b>", body)) >= 4
+    assert ": <b>inverts</b>" not in body
 
 
 def test_a_panel_with_no_checked_conversation_says_its_validity_is_unknown(
