@@ -127,7 +127,7 @@ def queue(study: Study, item_ids=None, *, adjudicator=None) -> list[Dispute]:
         if item_id in excluded:
             continue
         scores = {row["assignment__clinician__code"]: row["scores"] for row in rows}
-        for dimension in disagreements(scores, study.adjudication_threshold):
+        for dimension in disagreements(scores, study.adjudication_threshold, rubric.scale):
             disputes.append(
                 Dispute(
                     item_id=item_id,
@@ -258,7 +258,7 @@ def _consensus(study: Study, counted: set[str] | None) -> dict[int, dict[str, tu
     item_ids = sorted(set(counted_scores) | {item_id for item_id, _d in decisions})
     for item_id in item_ids:
         scores = counted_scores.get(item_id, {})
-        disputed = set(disagreements(scores, study.adjudication_threshold))
+        disputed = set(disagreements(scores, study.adjudication_threshold, rubric.scale))
         entries = {}
         for dimension in (d.key for d in rubric.scored):
             decision = decisions.get((item_id, dimension))

@@ -147,7 +147,7 @@ def results(panel: Panel, round_: Study) -> dict[str, dict[str, dict]]:
     out: dict[str, dict[str, dict]] = {}
     for rater, rated in sorted(ratings(panel, round_).items()):
         # One rater at a time: the round's alpha among judges means nothing here.
-        report = round_report(rated, references, thresholds).clinicians.get(rater, {})
+        report = round_report(rated, references, thresholds, rubric.scale).clinicians.get(rater, {})
         out[rater] = {
             track: _track_result(report, dimensions) for track, dimensions in required.items()
         }

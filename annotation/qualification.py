@@ -47,7 +47,8 @@ def references_of(study: Study) -> dict[str, dict[str, int | None]]:
 
 def report_for(study: Study) -> RoundReport:
     thresholds = Thresholds(study.min_exact, study.min_adjacent, study.min_alpha)
-    return round_report(ratings_of(study), references_of(study), thresholds)
+    scale = load_rubric(study.rubric_name, study.rubric_version).scale
+    return round_report(ratings_of(study), references_of(study), thresholds, scale)
 
 
 def is_qualified(clinician: Clinician, rubric_name: str, rubric_version: str) -> bool:
@@ -94,10 +95,10 @@ def design_blockers(clinicians, rubric: Rubric, n_items: int, thresholds: Thresh
     a track, one item: alpha has nothing to compare) fails on any scores. The references
     written are left out on purpose: a clinician can still pass on flat references when the
     others' scores vary, so judging them here would refuse rounds that can qualify."""
-    references = stand_in_references(n_items, [d.key for d in rubric.scored])
+    references = stand_in_references(n_items, [d.key for d in rubric.scored], rubric.scale)
     raters = {c.code: [d.key for d in rubric.scored if d.track in c.tracks] for c in clinicians}
     by_reason: dict[tuple[str, tuple[str, ...]], list[str]] = {}
-    for code, reasons in cannot_qualify(raters, references, thresholds).items():
+    for code, reasons in cannot_qualify(raters, references, thresholds, rubric.scale).items():
         for reason, dimensions in reasons.items():
             labels = tuple(rubric.label(d) for d in dimensions)
             by_reason.setdefault((reason, labels), []).append(code)

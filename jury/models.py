@@ -13,6 +13,7 @@ from django.db import models
 
 from patientagentbench.models import Job
 from ratings import rating
+from ratings.rubric import MAX_SCALE_POINTS
 
 
 class Judge(models.Model):
@@ -216,7 +217,9 @@ class Verdict(models.Model):
                 fields=list(VERDICT_KEY), name="one_verdict_per_judge_dimension_repetition"
             ),
             models.CheckConstraint(
-                condition=models.Q(status="ok", score__gte=1, score__lte=5)
+                # Any rubric's scale (1 … at most MAX_SCALE_POINTS); the panel rubric's own
+                # points are checked where the verdict is parsed.
+                condition=models.Q(status="ok", score__gte=1, score__lte=MAX_SCALE_POINTS)
                 | (~models.Q(status="ok") & models.Q(score__isnull=True)),
                 name="a_score_only_when_scored",
             ),

@@ -283,9 +283,7 @@ def _conversation(trace_id, repetition, per_dimension, trace, rubric: Rubric, pa
             dimension=key,
             label=_label(rubric, key),
             weight=rubric.weights.get(key),
-            panel=aggregate.panel_score(
-                answers, panel.aggregation, threshold=rubric.pass_threshold
-            ),
+            panel=aggregate.panel_score(answers, panel.aggregation, rubric.scale),
             answers=tuple(sorted(answers, key=lambda a: a.judge)),
         )
         for key, answers in sorted(per_dimension.items(), key=lambda kv: _order(rubric, kv[0]))

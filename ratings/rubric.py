@@ -34,6 +34,9 @@ JUDGES = frozenset({"panel", "experiment"})
 # "agent_silent": only when the agent never wrote to the patient; "no_tool_calls": only when
 # the agent called no tool; "never": realism, always rated.
 NOT_APPLICABLE_RULES = frozenset({"judgement", "agent_silent", "no_tool_calls", "never"})
+# The most points a scale may have: beyond ten, raters no longer tell neighbouring points
+# apart, and the stored scores are bounded by it (jury verdicts check it in the database).
+MAX_SCALE_POINTS = 10
 
 
 class RubricError(ValueError):
@@ -279,7 +282,10 @@ def _points(raw_dimensions: list, where: _Where) -> tuple[int, ...]:
     )
     if not counts or counts.most_common(1)[0][0] < 2:
         raise where.error("levels", "must list at least two levels, scores 1 upwards")
-    return tuple(range(1, counts.most_common(1)[0][0] + 1))
+    size = counts.most_common(1)[0][0]
+    if size > MAX_SCALE_POINTS:
+        raise where.error("levels", f"must list at most {MAX_SCALE_POINTS} levels, got {size}")
+    return tuple(range(1, size + 1))
 
 
 def _pass_threshold(data: dict, points: tuple[int, ...], where: _Where) -> int:

@@ -29,6 +29,7 @@ from ratings.rating import (
     STATUSES,
     Rating,
 )
+from ratings.rubric import Scale
 from ratings.scale import DEFAULT_SCALE
 
 JUDGE = "judge"  # a row of one judge's answer: in scores files only, beside its panel's verdict
@@ -106,19 +107,21 @@ class RatingsFile:
         return next(iter(self.panels.values()), [])
 
 
-def read_ratings_file(path: Path) -> RatingsFile:
+def read_ratings_file(path: Path, scale: Scale = DEFAULT_SCALE) -> RatingsFile:
     if not path.is_file():
         raise RatingsFileError(f"No such file: {path}")
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
-            return read_ratings(handle, str(path))
+            return read_ratings(handle, str(path), scale)
     except UnicodeDecodeError as error:
         raise RatingsFileError(f"{path} is not UTF-8 text: {error}") from error
 
 
-def read_ratings(handle: Iterable[str], name: str = "the file") -> RatingsFile:
-    """Every rating of a plain, scores or study file, each checked, one per rater, item and
-    dimension."""
+def read_ratings(
+    handle: Iterable[str], name: str = "the file", scale: Scale = DEFAULT_SCALE
+) -> RatingsFile:
+    """Every rating of a plain, scores or study file, each checked against `scale` (the
+    rubric the file scores), one per rater, item and dimension."""
     try:
         reader = csv.DictReader(handle)
         header = [column.strip() for column in reader.fieldnames or []]
@@ -127,7 +130,7 @@ def read_ratings(handle: Iterable[str], name: str = "the file") -> RatingsFile:
         read.says_qualified = read.layout == SCORES_COLUMNS and "qualified" in header
         for row in reader:
             cells = {k: read_cell(v or "") for k, v in row.items() if k}
-            rating = _rating(read, _Line(cells, read.layout, reader.line_num))
+            rating = _rating(read, _Line(cells, read.layout, reader.line_num, scale))
             if rating is not None:
                 _add(read, rating, reader.line_num)
     except csv.Error as error:
@@ -192,8 +195,10 @@ def _add(read: RatingsFile, rating: Rating, line: int) -> None:
 class _Line:
     """One row's cells, read with errors that name the line and the column."""
 
-    def __init__(self, row: dict[str, str], layout: tuple[str, ...], number: int) -> None:
-        self.row, self.layout, self.number = row, layout, number
+    def __init__(
+        self, row: dict[str, str], layout: tuple[str, ...], number: int, scale: Scale
+    ) -> None:
+        self.row, self.layout, self.number, self.scale = row, layout, number, scale
 
     def error(self, column: str, message: str) -> RatingsFileError:
         return RatingsFileError(f"line {self.number}, column {column}: {message}")
@@ -229,10 +234,10 @@ class _Line:
             value = float(text)
         except ValueError:
             raise self.error(
-                "score", f"expected a score from {DEFAULT_SCALE.span}, got {text!r}"
+                "score", f"expected a score from {self.scale.span}, got {text!r}"
             ) from None
-        if not DEFAULT_SCALE.low <= value <= DEFAULT_SCALE.high:
-            raise self.error("score", f"expected a score from {DEFAULT_SCALE.span}, got {text!r}")
+        if not self.scale.low <= value <= self.scale.high:
+            raise self.error("score", f"expected a score from {self.scale.span}, got {text!r}")
         if kind == CLINICIAN and not value.is_integer():
             raise self.error("score", f"a clinician's score is a whole number, got {text!r}")
         return int(value) if value.is_integer() else value

@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from ratings.scale import SCORES
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
 
 HALF_UP, HALF_DOWN, HALF_CREDIT = "half_up", "half_down", "half_credit"
 TIE_RULES = (HALF_UP, HALF_DOWN, HALF_CREDIT)
@@ -45,8 +46,11 @@ def check_rule(rule: str) -> str:
     return rule
 
 
-def score_shares(values: np.ndarray, rule: str = DEFAULT_TIE_RULE) -> np.ndarray:
-    """(len(values), 5): how much of each value counts as each whole score (rows sum to 1).
+def score_shares(
+    values: np.ndarray, rule: str = DEFAULT_TIE_RULE, scale: Scale = DEFAULT_SCALE
+) -> np.ndarray:
+    """(len(values), points on the scale): how much of each value counts as each whole score
+    (rows sum to 1).
 
     Whole scores count wholly as themselves; a half follows `rule`; anything else goes to
     its nearest score."""
@@ -56,10 +60,11 @@ def score_shares(values: np.ndarray, rule: str = DEFAULT_TIE_RULE) -> np.ndarray
     is_half = np.isclose(values - low, 0.5)
     nearest = np.floor(values + 0.5)
     down_share = np.where(is_half, {HALF_UP: 0.0, HALF_DOWN: 1.0, HALF_CREDIT: 0.5}[rule], 0.0)
-    shares = np.zeros((len(values), len(SCORES)))
+    points = len(scale.points)
+    shares = np.zeros((len(values), points))
     rows = np.arange(len(values))
-    target_up = np.where(is_half, low + 1, nearest).astype(int) - SCORES[0]
-    target_down = np.where(is_half, low, nearest).astype(int) - SCORES[0]
-    np.add.at(shares, (rows, np.clip(target_up, 0, len(SCORES) - 1)), 1 - down_share)
-    np.add.at(shares, (rows, np.clip(target_down, 0, len(SCORES) - 1)), down_share)
+    target_up = np.where(is_half, low + 1, nearest).astype(int) - scale.low
+    target_down = np.where(is_half, low, nearest).astype(int) - scale.low
+    np.add.at(shares, (rows, np.clip(target_up, 0, points - 1)), 1 - down_share)
+    np.add.at(shares, (rows, np.clip(target_down, 0, points - 1)), down_share)
     return shares

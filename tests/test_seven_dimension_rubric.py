@@ -9,6 +9,7 @@ clinicians' scores and the agreement figures on it (its scores.csv has no jury r
 looked into).
 """
 
+import base64
 import csv
 import io
 import json
@@ -17,7 +18,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -200,12 +203,6 @@ def seven_points(seven, tmp_path):
     return cached_rubric("sevenpoint", "1")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="issue 36 item 3: annotation/pure/agreement.py checks scores against the default "
-    "1–5 scale, and the jury page's heatmap is a fixed 5 × 5",
-)
 @pytest.mark.django_db
 def test_the_jury_page_draws_a_seven_point_scale(seven_points, traces, client, researcher):
     assert seven_points.scale.points == (1, 2, 3, 4, 5, 6, 7)
@@ -219,3 +216,52 @@ def test_the_jury_page_draws_a_seven_point_scale(seven_points, traces, client, r
     response = client.get(reverse("research_dashboard_jury") + f"?study={study.pk}")
     assert response.status_code == 200
     assert "<td>Documentation quality</td>" in response.content.decode()
+    confusion = heatmaps(response.content.decode(), "confusion")
+    assert {label: counts.shape for label, counts in confusion.items()} == dict.fromkeys(
+        confusion, (7, 7)
+    )
+    # One clinician gave 7 on both items of each of their dimensions: the last column holds
+    # both pairs, whichever row (the jury's score) each fell in.
+    scored = [d.label for d in seven_points.dimensions_for({"operations"}) if d.scored]
+    for label in scored:
+        assert confusion[label].sum(axis=0).tolist() == [0, 0, 0, 0, 0, 0, 2], label
+    for label in set(confusion) - set(scored):
+        assert confusion[label].sum() == 0, label
+
+
+def heatmaps(page: str, name: str) -> dict[str, np.ndarray]:
+    """A page's plotly figure `name`: each subplot's heatmap counts by its title."""
+    found = re.search(
+        rf'<script type="application/json" data-plotly-figure="fig-{name}-[^"]+">(.*?)</script>',
+        page,
+        re.S,
+    )
+    figure = json.loads(found.group(1))["figure"]
+    titles = [a["text"] for a in figure["layout"]["annotations"]]
+    counts = {}
+    for title, trace in zip(titles, figure["data"], strict=False):
+        z = trace["z"]
+        shape = tuple(int(n) for n in z["shape"].split(","))
+        counts[title] = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return counts
+
+
+def test_the_agreement_command_reads_a_file_on_the_rubric_it_names(seven_points, tmp_path):
+    """A plain ratings file on the 1–7 scale: refused on the default 1–5 rubric with the line
+    and the range, read on `--rubric sevenpoint`, where 6 and 7 agree adjacently."""
+    path = tmp_path / "ratings.csv"
+    rows = ["item,rater,dimension,score"]
+    for item in range(8):
+        first = 6 + item % 2
+        rows += [f"i{item},ana,task_completion,{first}", f"i{item},ben,task_completion,7"]
+    path.write_text("\n".join(rows) + "\n")
+
+    with pytest.raises(CommandError, match=r"line 2, column score: expected a score from 1 to 5"):
+        call_command("agreement", ratings=path, resamples=0, stdout=io.StringIO())
+    out = io.StringIO()
+    call_command(
+        "agreement", ratings=path, rubric="sevenpoint", resamples=0, format="json", stdout=out
+    )
+    clinicians = json.loads(out.getvalue())["task_completion"]["detail"]["clinicians"]
+    assert clinicians["adjacent"]["value"] == 1.0
+    assert clinicians["exact"]["value"] == 0.5

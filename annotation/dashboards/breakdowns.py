@@ -41,7 +41,7 @@ def breakdown(ds: Dataset, by: str) -> tuple[dict, dict]:
             BREAKDOWN_RESAMPLES,
             BREAKDOWN_VERDICT_RESAMPLES,
             ds.filters.epsilon,
-            ds.rubric.pass_threshold,
+            ds.rubric.scale,
         )
         for key in ds.dimension_order(result):
             if result[key]["has_jury"]:

@@ -67,7 +67,7 @@ def study_bundle(study: Study) -> bytes:
             ds.ratings(),
             ds.filters.margin,
             epsilon=ds.filters.epsilon,
-            threshold=ds.rubric.pass_threshold,
+            scale=ds.rubric.scale,
         )
         bundle.writestr("agreement.json", json.dumps(result, indent=2))
         tables, figures = _bundle_files(bundle, pages)

@@ -17,7 +17,8 @@ from annotation.dashboards.loading import Dataset
 from annotation.pure import agreement
 from patientagentbench.cache import memo
 from ratings.rating import Rating
-from ratings.scale import PASS_THRESHOLD
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
 
 LIVE_RESAMPLES = 500
 BREAKDOWN_RESAMPLES = 200
@@ -56,13 +57,13 @@ def agree(
     resamples: int = LIVE_RESAMPLES,
     verdict_resamples: int = VERDICT_RESAMPLES,
     epsilon: float = agreement.alt.EPSILON,
-    threshold: int = PASS_THRESHOLD,
+    scale: Scale = DEFAULT_SCALE,
 ) -> dict:
     """`agreement.agreement` as plain data, cached by content: the jury page and a study's
     bundle often ask for the very same ratings. `verdict_resamples=0`: no envelope intervals
-    (pages that show no verdict need not pay for one). `threshold`: the rubric's pass mark."""
+    (pages that show no verdict need not pay for one). `scale`: the rubric's, with its pass mark."""
     text = repr(
-        (sorted(ratings, key=_rating_key), margin, resamples, verdict_resamples, epsilon, threshold)
+        (sorted(ratings, key=_rating_key), margin, resamples, verdict_resamples, epsilon, scale)
     )
     content = hashlib.sha256(text.encode()).hexdigest()
 
@@ -73,7 +74,7 @@ def agree(
             n_resamples=resamples,
             verdict_resamples=verdict_resamples,
             epsilon=epsilon,
-            threshold=threshold,
+            scale=scale,
         )
         return {d: r.as_dict() for d, r in result.items()}
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.colors import sample_colorscale
 
 from patientagentbench.analysis.figures import LAYOUT, figure_document, figure_html
 
@@ -60,3 +61,14 @@ def empty_figure(title: str, reason: str) -> go.Figure:
     fig = go.Figure()
     fig.add_annotation(text=reason, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     return apply_layout(fig, title, xaxis={"visible": False}, yaxis={"visible": False}, height=260)
+
+
+# Red (lowest) to green (highest), the five the default 1–5 scale has always been drawn in.
+_FIVE_SCORE_COLOURS = ("#cf222e", "#e16f24", "#bf8700", "#2da44e", "#116329")
+
+
+def score_colours(points: int) -> tuple[str, ...]:
+    """One colour per point of a scale, lowest red to highest green."""
+    if points == len(_FIVE_SCORE_COLOURS):
+        return _FIVE_SCORE_COLOURS
+    return tuple(sample_colorscale("RdYlGn", [i / (points - 1) for i in range(points)]))

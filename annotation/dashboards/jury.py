@@ -32,8 +32,8 @@ from jury import qualification
 from jury.models import Panel
 from jury.pure import validity
 from jury.verdicts import STATUS_WORDS
-from ratings.rubric import cached_rubric
-from ratings.scale import SCORES
+from ratings.rubric import Scale, cached_rubric
+from ratings.scale import DEFAULT_SCALE
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
 MODE_LABELS = {
@@ -49,12 +49,12 @@ MODE_LABELS = {
 
 def jury_page(ds: Dataset) -> dict:
     ratings = ds.ratings()
-    result = agree(
-        ratings, ds.filters.margin, epsilon=ds.filters.epsilon, threshold=ds.rubric.pass_threshold
-    )
+    result = agree(ratings, ds.filters.margin, epsilon=ds.filters.epsilon, scale=ds.rubric.scale)
     dims = [d for d in ds.dimension_order(result) if result[d]["has_jury"]]
     tables = {
-        "envelope": _envelope_table(ds, result, dims, other_tie_rules(ratings, result, dims)),
+        "envelope": _envelope_table(
+            ds, result, dims, other_tie_rules(ratings, result, dims, ds.rubric.scale)
+        ),
         "alt_test": _alt_table(ds, result, dims),
         "jury": _jury_table(ds, result, dims),
         "modes": _modes_table(ds, result, dims),
@@ -289,10 +289,12 @@ def _and(names: list[str]) -> str:
 TIE_CHECK_RESAMPLES = 2_000
 
 
-def other_tie_rules(ratings: list, result: dict, dims: list[str]) -> dict[str, dict[str, str]]:
+def other_tie_rules(
+    ratings: list, result: dict, dims: list[str], scale: Scale = DEFAULT_SCALE
+) -> dict[str, dict[str, str]]:
     """dimension → {tie rule: verdict} for the rules under which the verdict differs. Only a
     jury of panel means (2.5) can depend on the rule; whole-score juries are skipped."""
-    scores = agreement.split_by_dimension(ratings)
+    scores = agreement.split_by_dimension(ratings, scale)
     changed: dict[str, dict[str, str]] = {}
     for key in dims:
         envelope = result[key]["envelope"]
@@ -314,6 +316,7 @@ def other_tie_rules(ratings: list, result: dict, dims: list[str]) -> dict[str, d
                 min_items=envelope["min_items"],
                 n_resamples=TIE_CHECK_RESAMPLES,
                 tie_rule=rule,
+                scale=scale,
             )
             if other.verdict != envelope["verdict"]:
                 changed.setdefault(key, {})[rule] = other.verdict
@@ -649,19 +652,20 @@ def _confusion(ds: Dataset, dims: list[str]) -> go.Figure:
         vertical_spacing=0.16 if rows > 1 else 0.1,
     )
     per_item = item_scores(ds, dims)
+    scale = ds.rubric.scale
     for i, key in enumerate(dims):
-        counts = np.zeros((5, 5), dtype=int)
+        counts = np.zeros((len(scale.points), len(scale.points)), dtype=int)
         for trace, scores in per_item[key].items():
             jury = ds.jury.scores.get((trace, key))
             if jury and jury[0] is not None:
                 for score in scores:
-                    counts[jury[0] - 1, score - 1] += 1
+                    counts[scale.index(jury[0]), scale.index(score)] += 1
         row, col = divmod(i, cols)
         fig.add_trace(
             go.Heatmap(
                 z=counts,
-                x=list(SCORES),
-                y=list(SCORES),
+                x=list(scale.points),
+                y=list(scale.points),
                 text=counts,
                 texttemplate="%{text}",
                 coloraxis="coloraxis",

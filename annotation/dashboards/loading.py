@@ -269,11 +269,11 @@ def jury_scores(panel: Panel, traces: Sequence[int], judge: Judge | None = None)
         "trace_id", "dimension", "repetition", "status", "score"
     ):
         grouped[(trace, dimension)][repetition].append({"status": status, "score": score})
-    threshold = cached_rubric(panel.rubric_name, panel.rubric_version).pass_threshold
+    scale = cached_rubric(panel.rubric_name, panel.rubric_version).scale
     scores = {}
     for key, repetitions in grouped.items():
         combined = aggregate.combine_repetitions(
-            aggregate.panel_score(answers, panel.aggregation, threshold)
+            aggregate.panel_score(answers, panel.aggregation, scale)
             for answers in repetitions.values()
         )
         mean = combined.score

@@ -142,6 +142,7 @@ def _plan(request: PlanRequest) -> dict:
             request.overlaps,
             request.target,
             quantile=request.quantile,
+            scale=ds.rubric.scale,
         )
     except planning.TooMuchWork as refusal:
         return {"refused": str(refusal), "summary": page_summary(ds)}

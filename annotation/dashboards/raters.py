@@ -14,11 +14,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from annotation.dashboards.common import agree, page_summary
-from annotation.dashboards.figures import apply_layout, empty_figure, figure
+from annotation.dashboards.figures import apply_layout, empty_figure, figure, score_colours
 from annotation.dashboards.loading import Dataset, study_kind, to_ratings
 from annotation.dashboards.tables import table
 from patientagentbench.cases.attribute_labels import attribute_label, value_label
-from ratings.scale import SCORES
 
 LEAST_REALISTIC = 15
 DRIFT_WINDOW = 20  # comparisons with the reference in each clinician's rolling window
@@ -116,7 +115,7 @@ def _alpha_rows(ds: Dataset) -> list[dict]:
             to_ratings(scores, ds.jury),
             ds.filters.margin,
             verdict_resamples=0,
-            threshold=ds.rubric.pass_threshold,
+            scale=ds.rubric.scale,
         )
         for key in ds.dimension_order(result):
             r = result[key]
@@ -226,9 +225,19 @@ def _default_attribute(ds: Dataset) -> str:
     return (preferred or usable or ["category"])[0]
 
 
+def _realism_ends(ds: Dataset) -> str:
+    """How the realism scale reads at its ends: "1 implausible … 5 indistinguishable from real"."""
+    levels = ds.rubric.realism[0].levels if ds.rubric.realism else ()
+    if not levels:
+        return f"scores {ds.rubric.scale.span}"
+    low, high = levels[0], levels[-1]
+    return f"{low.score} {low.label.lower()} … {high.score} {high.label.lower()}"
+
+
 def _realism_table(ds: Dataset) -> dict:
     attribute = ds.filters.realism_by or _default_attribute(ds)
     rows = []
+    points = ds.rubric.scale.points
     for (value, dimension), counter in sorted(_realism_counts(ds, attribute).items()):
         scores = list(counter.elements())
         rows.append(
@@ -238,7 +247,7 @@ def _realism_table(ds: Dataset) -> dict:
                 "n": len(scores),
                 "mean": statistics.fmean(scores),
                 "sd": statistics.pstdev(scores),
-                **{f"s{s}": counter.get(s, 0) for s in SCORES},
+                **{f"s{s}": counter.get(s, 0) for s in points},
             }
         )
     columns = [
@@ -247,9 +256,9 @@ def _realism_table(ds: Dataset) -> dict:
         ("n", "Ratings", "int"),
         ("mean", "Mean", "num"),
         ("sd", "SD", "num"),
-        *[(f"s{s}", f"{s}s", "int") for s in SCORES],
+        *[(f"s{s}", f"{s}s", "int") for s in points],
     ]
-    note = "Every clinician's realism ratings (whatever their track), 1 implausible … 5 real."
+    note = f"Every clinician's realism ratings (whatever their track), {_realism_ends(ds)}."
     return table(f"Realism by case {attribute_label(attribute).lower()}", columns, rows, note)
 
 
@@ -398,13 +407,14 @@ def _realism_figure(ds: Dataset, attribute: str) -> go.Figure:
     fig = make_subplots(
         rows=1, cols=len(keys), shared_yaxes=True, subplot_titles=[ds.label(k) for k in keys]
     )
-    colours = ("#cf222e", "#e16f24", "#bf8700", "#2da44e", "#116329")
+    points = ds.rubric.scale.points
+    colours = score_colours(len(points))
     values = sorted({v for v, _ in counts})
     # The axis reads "provider access", "45–64", never the stored snake_case value.
     shown = [value_label(attribute, v) for v in values]
     for col, key in enumerate(keys, start=1):
         totals = {v: sum(counts[(v, key)].values()) or 1 for v in values}
-        for score, colour in zip(SCORES, colours, strict=True):
+        for score, colour in zip(points, colours, strict=True):
             fig.add_trace(
                 go.Bar(
                     y=shown,

@@ -82,7 +82,8 @@ from ratings.rating import OK as OK
 from ratings.rating import STATUSES as STATUSES
 from ratings.rating import Rating as Rating
 from ratings.reliability import ALPHA_LEVELS as ALPHA_LEVELS
-from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD, SCORES
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE, adjacent_weights, quadratic_weights
 from ratings.ties import DEFAULT_TIE_RULE, HALF_DOWN, HALF_UP, check_rule, score_shares
 from ratings.ties import TIE_RULES as TIE_RULES
 from ratings.ties import half_up as half_up
@@ -102,9 +103,6 @@ MODES: dict[str, float | None] = {
 FIGURES = ("adjacent", "exact", "weighted_kappa", "pearson", "spearman", "mae", "bias")
 
 
-_VALUES = np.array(SCORES, dtype=float)
-_QUADRATIC = (_VALUES[:, None] - _VALUES[None, :]) ** 2
-_NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)  # adjacent scores
 _NOT_ASKED = "no resamples asked for"
 _ZERO_WIDTH = "zero width"
 _JURY_KEY = "\x00jury"  # the jury as one more rater; no clinician code starts with NUL
@@ -321,7 +319,8 @@ class _Options:
     verdict_resamples: int = VERDICT_RESAMPLES
     min_items: int = MIN_ITEMS
     epsilon: float = alt.EPSILON  # the alt-test's cost-benefit margin
-    threshold: int = PASS_THRESHOLD  # the rubric's pass mark: pass/fail alpha and the alt-test
+    threshold: int = DEFAULT_SCALE.pass_mark  # the pass mark: pass/fail alpha and the alt-test
+    scale: Scale = DEFAULT_SCALE  # the rubric's points: every table of whole scores has its size
 
 
 # --- the public entry points ---------------------------------------------------------------------
@@ -339,23 +338,27 @@ def agreement(
     verdict_resamples: int = VERDICT_RESAMPLES,
     min_items: int = MIN_ITEMS,
     epsilon: float = alt.EPSILON,
-    threshold: int = PASS_THRESHOLD,
+    scale: Scale = DEFAULT_SCALE,
+    threshold: int | None = None,
 ) -> dict[str, DimensionAgreement]:
     """Every figure, per dimension (in order of first appearance). `n_resamples=0` gives the
     point estimates without intervals, which is fast (the verdict still resamples:
     `verdict_resamples`, 10,000 unless told). `raters`: the envelope's bootstrap resamples
     clinicians too (`resampled`) or keeps these clinicians (`fixed`). `epsilon`: the
     alt-test's cost-benefit margin (0.2, the paper's value for experts). `threshold`: the pass
-    mark of the rubric the ratings score."""
+    mark, when it is not the scale's own. `scale`: the points of the rubric the ratings score;
+    a score off it is an error, never clipped."""
     check_rule(tie_rule)
     if raters not in RATER_MODES:
         raise ValueError(f"raters must be one of {', '.join(RATER_MODES)}, got {raters!r}")
     if n_resamples <= 0:  # point figures only: the verdict too goes without intervals
         verdict_resamples = 0
+    threshold = scale.pass_mark if threshold is None else threshold
     options = _Options(
-        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon, threshold
-    )
-    by_dimension = split_by_dimension(ratings)
+        seed, n_resamples, level, tie_rule, raters, verdict_resamples, min_items, epsilon,
+        threshold, scale,
+    )  # fmt: skip
+    by_dimension = split_by_dimension(ratings, scale)
     return _with_family({d: _dimension(d, s, margin, options) for d, s in by_dimension.items()})
 
 
@@ -376,14 +379,22 @@ def pairwise(
     seed: int = 0,
     n_resamples: int = RESAMPLES,
     level: float = LEVEL,
+    scale: Scale = DEFAULT_SCALE,
 ) -> PairwiseStats:
     """Figures between two score vectors, position by position (each position one item);
     positions where either side is None are left out. Bias is the mean of a − b."""
     if len(a) != len(b):
         raise ValueError(f"the two score vectors differ in length ({len(a)} and {len(b)})")
-    rows = [(str(i), _checked(x), _checked(y)) for i, (x, y) in enumerate(zip(a, b, strict=True))]
+    rows = [
+        (str(i), _checked(x, scale), _checked(y, scale))
+        for i, (x, y) in enumerate(zip(a, b, strict=True))
+    ]
     pairs = _pairs([(i, x, y) for i, x, y in rows if x is not None and y is not None])
-    return _pairwise_stats(pairs, _Options(seed, n_resamples, level))
+    return _pairwise_stats(pairs, _scaled_options(seed, n_resamples, level, scale))
+
+
+def _scaled_options(seed: int, n_resamples: int, level: float, scale: Scale) -> _Options:
+    return _Options(seed, n_resamples, level, threshold=scale.pass_mark, scale=scale)
 
 
 def clinician_matrix(
@@ -393,13 +404,14 @@ def clinician_matrix(
     seed: int = 0,
     n_resamples: int = RESAMPLES,
     level: float = LEVEL,
+    scale: Scale = DEFAULT_SCALE,
 ) -> dict[tuple[str, str], PairwiseStats]:
     """The pairwise clinician agreement matrix of one dimension: for each pair of clinicians
     (a < b) who share an item, a's scores against b's on the items both scored."""
-    scores = split_by_dimension(ratings).get(dimension)
+    scores = split_by_dimension(ratings, scale).get(dimension)
     if scores is None:
         return {}
-    options = _Options(seed, n_resamples, level)
+    options = _scaled_options(seed, n_resamples, level, scale)
     raters = sorted({r for by_rater in scores.clinicians.values() for r in by_rater})
     matrix = {}
     for first, second in combinations(raters, 2):
@@ -429,12 +441,14 @@ class Scores:
         return sorted(set(self.clinicians) | set(self.jury))
 
 
-def split_by_dimension(ratings: Iterable[Rating]) -> dict[str, Scores]:
+def split_by_dimension(
+    ratings: Iterable[Rating], scale: Scale = DEFAULT_SCALE
+) -> dict[str, Scores]:
     by_dimension: dict[str, Scores] = {}
     seen: set[tuple[str, str, str]] = set()
     jury_raters: dict[tuple[str, str], str] = {}
     for rating in ratings:
-        _check_rating(rating)
+        _check_rating(rating, scale)
         _check_once(rating, seen, jury_raters)
         scores = by_dimension.setdefault(rating.dimension, Scores())
         reason = _excluded_reason(rating)
@@ -447,16 +461,16 @@ def split_by_dimension(ratings: Iterable[Rating]) -> dict[str, Scores]:
     return by_dimension
 
 
-def _check_rating(rating: Rating) -> None:
+def _check_rating(rating: Rating, scale: Scale) -> None:
     if rating.kind not in KINDS:
         raise ValueError(f"unknown rater kind {rating.kind!r}; one of {', '.join(KINDS)}")
     if rating.status not in STATUSES:
         raise ValueError(f"unknown status {rating.status!r}; one of {', '.join(STATUSES)}")
     if rating.status == OK:
         if rating.kind == JURY:
-            _checked_mean(rating.score)
+            _checked_mean(rating.score, scale)
         else:
-            _checked(rating.score)
+            _checked(rating.score, scale)
 
 
 def _check_once(rating: Rating, seen: set, jury_raters: dict) -> None:
@@ -482,23 +496,22 @@ def _excluded_reason(rating: Rating) -> str | None:
     return NOT_APPLICABLE if rating.score is None else None
 
 
-def _checked_mean(score: Any) -> float:
+def _checked_mean(score: Any, scale: Scale = DEFAULT_SCALE) -> float:
     """A jury's score: a whole score, or a panel's mean of whole scores, within the scale."""
+    wrong = f"a jury score must be a number from {scale.span}, got {score!r}"
     if isinstance(score, bool) or not isinstance(score, int | float | np.integer | np.floating):
-        raise ValueError(f"a jury score must be a number from {DEFAULT_SCALE.span}, got {score!r}")
-    if not (SCORES[0] <= score <= SCORES[-1]) or not math.isfinite(score):
-        raise ValueError(f"a jury score must be a number from {DEFAULT_SCALE.span}, got {score!r}")
+        raise ValueError(wrong)
+    if not (scale.low <= score <= scale.high) or not math.isfinite(score):
+        raise ValueError(wrong)
     return float(score)
 
 
-def _checked(score: Any) -> int | None:
+def _checked(score: Any, scale: Scale = DEFAULT_SCALE) -> int | None:
     # bool is an int and 3.0 == 3; neither is a rubric score.
     if score is None:
         return None
-    if isinstance(score, bool) or not isinstance(score, int | np.integer) or score not in SCORES:
-        raise ValueError(
-            f"a score must be an integer from {DEFAULT_SCALE.span} or None, got {score!r}"
-        )
+    if isinstance(score, bool) or not isinstance(score, int | np.integer) or score not in scale:
+        raise ValueError(f"a score must be an integer from {scale.span} or None, got {score!r}")
     return int(score)
 
 
@@ -518,9 +531,7 @@ def _dimension(name: str, scores: Scores, margin: float, options: _Options) -> D
         fleiss_kappa=fleiss,
         fleiss_raters_per_item=per_item,
         alpha=_alphas(scores.clinicians, options),
-        alpha_with_jury=_alphas(_with_jury(scores, options.tie_rule), options)
-        if has_jury
-        else None,
+        alpha_with_jury=_alphas(_with_jury(scores, options), options) if has_jury else None,
         modes={m: _mode(scores, m, options) for m in MODES} if has_jury else {},
         envelope=_envelope(scores, margin, options) if has_jury else None,
         tie_rule=options.tie_rule,
@@ -537,6 +548,7 @@ def _alt_tests(scores: Scores, options: _Options) -> dict[str, alt.AltTest]:
             epsilon=options.epsilon,
             threshold=options.threshold,
             tie_rule=options.tie_rule,
+            rating_scale=options.scale,
         )
         for scale in alt.SCALES
     }
@@ -553,6 +565,7 @@ def _envelope(scores: Scores, margin: float, options: _Options) -> Envelope:
         seed=options.seed,
         raters=options.raters,
         tie_rule=options.tie_rule,
+        scale=options.scale,
     )
 
 
@@ -571,13 +584,14 @@ def _clinician_stats(clinicians: dict[str, dict[str, int]], options: _Options) -
     return replace(pooled, weighted_kappa=estimate)
 
 
-def _with_jury(scores: Scores, tie_rule: str) -> dict[str, dict[str, int]]:
+def _with_jury(scores: Scores, options: _Options) -> dict[str, dict[str, int]]:
     """The clinicians and the jury as one more rater. Alpha takes whole scores: a panel's
     mean goes to one by the tie rule (half credit cannot split a rating: halves go up)."""
-    rule = HALF_DOWN if tie_rule == HALF_DOWN else HALF_UP
+    rule = HALF_DOWN if options.tie_rule == HALF_DOWN else HALF_UP
+    scale = options.scale
     rows = {item: dict(by_rater) for item, by_rater in scores.clinicians.items()}
     for item, score in scores.jury.items():
-        whole = int(np.argmax(score_shares(np.array([score]), rule)[0])) + SCORES[0]
+        whole = scale.points[int(np.argmax(score_shares(np.array([score]), rule, scale)[0]))]
         rows.setdefault(item, {})[_JURY_KEY] = whole
     return rows
 
@@ -641,11 +655,12 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
         none = Estimate(None, reason="no item has scores on both sides")
         return PairwiseStats(0, 0, **dict.fromkeys(FIGURES, none))
     table, x_values, y_values = _pair_table(pairs)
-    shares = (score_shares(x_values, options.tie_rule), score_shares(y_values, options.tie_rule))
-    points = _pair_points(pairs, table.sum(axis=0), shares)
+    rule, scale = options.tie_rule, options.scale
+    shares = (score_shares(x_values, rule, scale), score_shares(y_values, rule, scale))
+    points = _pair_points(pairs, table.sum(axis=0), shares, scale)
     intervals = _intervals(
         table,
-        lambda sums: _pair_figures(sums, x_values, y_values, shares),
+        lambda sums: _pair_figures(sums, x_values, y_values, shares, scale),
         [v for v, _ in points],
         options,
     )
@@ -692,7 +707,7 @@ def _score_bound_at_the_edge(estimate: Estimate, n_items: int, options: _Options
 
 
 def _pair_points(
-    pairs: _Pairs, total: np.ndarray, shares: tuple[np.ndarray, np.ndarray]
+    pairs: _Pairs, total: np.ndarray, shares: tuple[np.ndarray, np.ndarray], scale: Scale
 ) -> list[tuple[float | None, str | None]]:
     """Each figure of the pairs: kappa from statsmodels on the table of whole scores (means
     sent to whole scores by the tie rule), the correlations from scipy on the values
@@ -700,7 +715,7 @@ def _pair_points(
     x_shares, y_shares = shares
     table = total.reshape(len(x_shares), len(y_shares))
     exact = (table * (x_shares @ y_shares.T)).sum() / table.sum()
-    adjacent = (table * (x_shares @ _NEAR @ y_shares.T)).sum() / table.sum()
+    adjacent = (table * (x_shares @ adjacent_weights(scale) @ y_shares.T)).sum() / table.sum()
     return [
         (float(adjacent), None),
         (float(exact), None),
@@ -747,6 +762,7 @@ def _pair_figures(
     x_values: np.ndarray,
     y_values: np.ndarray,
     shares: tuple[np.ndarray, np.ndarray],
+    scale: Scale,
 ) -> np.ndarray:
     """FIGURES (last axis) of pair tables summed over items, vectorised over leading axes."""
     x_shares, y_shares = shares
@@ -761,9 +777,9 @@ def _pair_figures(
         ranks_x = _midranks(table.sum(axis=-1))[..., :, None]
         ranks_y = _midranks(table.sum(axis=-2))[..., None, :]
         figures = [
-            mean(x_shares @ _NEAR @ y_shares.T),
+            mean(x_shares @ adjacent_weights(scale) @ y_shares.T),
             mean(x_shares @ y_shares.T),
-            _quadratic_kappa(x_shares.T @ table @ y_shares),
+            _quadratic_kappa(x_shares.T @ table @ y_shares, quadratic_weights(scale)),
             _weighted_correlation(table, x, y),
             _weighted_correlation(table, ranks_x, ranks_y),
             mean(np.abs(x - y)),
@@ -787,12 +803,12 @@ def _weighted_correlation(table: np.ndarray, x: np.ndarray, y: np.ndarray) -> np
     return np.where(spread > 1e-12, covariance / np.sqrt(spread), np.nan)
 
 
-def _quadratic_kappa(table: np.ndarray) -> np.ndarray:
+def _quadratic_kappa(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """statsmodels' `cohens_kappa(wt="quadratic")`: 1 − Σ w·observed / Σ w·expected."""
     n = table.sum(axis=(-2, -1))[..., None, None]
     expected = table.sum(axis=-1)[..., :, None] * table.sum(axis=-2)[..., None, :] / n
-    observed = (_QUADRATIC * table).sum(axis=(-2, -1))
-    chance = (_QUADRATIC * expected).sum(axis=(-2, -1))
+    observed = (weights * table).sum(axis=(-2, -1))
+    chance = (weights * expected).sum(axis=(-2, -1))
     return np.where(chance > 1e-12, 1 - observed / chance, np.nan)
 
 
@@ -809,7 +825,8 @@ def _fleiss(
         return Estimate(None, reason="no item was scored by 2 or more clinicians"), None
     per_item = max(sizes, key=lambda size: (sizes[size], size))
     rows = [sorted(s.values()) for _, s in sorted(clinicians.items()) if len(s) == per_item]
-    counts, _ = aggregate_raters(np.array(rows) - 1, n_cat=len(SCORES))
+    points = options.scale.points
+    counts, _ = aggregate_raters(np.array(rows) - points[0], n_cat=len(points))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         value = float(fleiss_kappa(counts))
@@ -817,13 +834,14 @@ def _fleiss(
         return Estimate(None, n=len(rows), reason="no variation: one score throughout"), per_item
     per_item_sums = np.column_stack([counts, (counts**2).sum(axis=1), np.ones(len(rows))])
     (interval,) = _intervals(
-        per_item_sums, lambda s: _fleiss_vectorised(s, per_item), [value], options
+        per_item_sums, lambda s: _fleiss_vectorised(s, per_item, len(points)), [value], options
     )
     return _estimate((value, None), interval, len(rows)), per_item
 
 
-def _fleiss_vectorised(sums: np.ndarray, raters: int) -> np.ndarray:
-    counts, squares, items = sums[..., :5], sums[..., 5], sums[..., 6]
+def _fleiss_vectorised(sums: np.ndarray, raters: int, categories: int) -> np.ndarray:
+    counts = sums[..., :categories]
+    squares, items = sums[..., categories], sums[..., categories + 1]
     with np.errstate(all="ignore"):
         shares = counts / (items * raters)[..., None]
         observed = (squares - items * raters) / (items * raters * (raters - 1))
@@ -842,12 +860,13 @@ def _alphas(rows: dict[str, dict[str, int]], options: _Options) -> Alphas:
         none = Estimate(None, n=len(pairable), reason=reason)
         return Alphas(len(pairable), len(raters), **dict.fromkeys(ALPHA_LEVELS, none))
     matrix = _reliability_matrix(pairable, raters)
+    scores = options.scale.points
     points = [
-        reliability.library_alpha(matrix, level, SCORES, options.threshold)
+        reliability.library_alpha(matrix, level, scores, options.threshold)
         for level in ALPHA_LEVELS
     ]
-    per_item = reliability.coincidences(matrix, SCORES)
-    levels = functools.partial(reliability.alpha_levels, points=SCORES, pass_mark=options.threshold)
+    per_item = reliability.coincidences(matrix, scores)
+    levels = functools.partial(reliability.alpha_levels, points=scores, pass_mark=options.threshold)
     intervals = _intervals(per_item, levels, [v for v, _ in points], options)
     estimates = [_estimate(p, i, len(pairable)) for p, i in zip(points, intervals, strict=True)]
     return Alphas(len(pairable), len(raters), *estimates)

@@ -59,7 +59,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ratings.scale import PASS_THRESHOLD, SCORES
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
 from ratings.ties import DEFAULT_TIE_RULE, score_shares
 
 STANDS_IN = "the jury can stand in for a clinician"
@@ -174,12 +175,14 @@ def alt_test(
     q: float = Q,
     min_items: int = MIN_ITEMS,
     min_clinicians: int = MIN_CLINICIANS,
-    threshold: int = PASS_THRESHOLD,
+    threshold: int | None = None,
     tie_rule: str = DEFAULT_TIE_RULE,
+    rating_scale: Scale = DEFAULT_SCALE,
 ) -> AltTest:
     """The alt-test from clinicians (item → clinician → score) and the jury (item → score; a
-    panel's mean may be fractional). Pass/fail is score ≥ `threshold`; a jury mean on a half
-    passes by `tie_rule` (half credit: half a pass)."""
+    panel's mean may be fractional). Pass/fail is score ≥ `threshold` (the rating scale's pass
+    mark unless told); a jury mean on a half passes by `tie_rule` (half credit: half a pass)."""
+    threshold = rating_scale.pass_mark if threshold is None else threshold
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
     if not 0 <= epsilon < 1:
@@ -192,8 +195,10 @@ def alt_test(
         for name, score in clinicians[item].items():
             scores[row, column[name]] = score
     jury_values = np.array([float(jury[i]) for i in items])
-    differences = indicator_differences(scores, jury_values, scale, threshold, tie_rule)
-    varies = _varies(jury_values, scale, threshold, tie_rule)
+    differences = indicator_differences(
+        scores, jury_values, scale, threshold, tie_rule, rating_scale
+    )
+    varies = _varies(jury_values, scale, threshold, tie_rule, rating_scale)
     tested, too_few = [], []
     for name, (jury_wins, clinician_wins) in zip(names, differences, strict=True):
         if len(jury_wins) < min_items:
@@ -211,19 +216,27 @@ def alt_test(
     )  # fmt: skip
 
 
-def _varies(jury: np.ndarray, scale: str, threshold: int, tie_rule: str) -> bool:
+def _varies(
+    jury: np.ndarray, scale: str, threshold: int, tie_rule: str, rating_scale: Scale
+) -> bool:
     if scale == PASS_FAIL:
-        jury = _pass_share(jury, threshold, tie_rule)
+        jury = _pass_share(jury, threshold, tie_rule, rating_scale)
     return len(jury) > 0 and float(np.ptp(jury)) > _TIE
 
 
-def _pass_share(jury: np.ndarray, threshold: int, tie_rule: str) -> np.ndarray:
-    shares = score_shares(np.clip(jury, SCORES[0], SCORES[-1]), tie_rule)
-    return shares[:, threshold - SCORES[0] :].sum(axis=1)
+def _pass_share(jury: np.ndarray, threshold: int, tie_rule: str, rating_scale: Scale) -> np.ndarray:
+    low, high = rating_scale.low, rating_scale.high
+    shares = score_shares(np.clip(jury, low, high), tie_rule, rating_scale)
+    return shares[:, threshold - low :].sum(axis=1)
 
 
 def indicator_differences(
-    scores: np.ndarray, jury: np.ndarray, scale: str, threshold: int, tie_rule: str
+    scores: np.ndarray,
+    jury: np.ndarray,
+    scale: str,
+    threshold: int,
+    tie_rule: str,
+    rating_scale: Scale = DEFAULT_SCALE,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per clinician (column of `scores`, NaN where absent): the indicators W_f and W_h on the
     items that clinician scored with at least one other."""
@@ -232,7 +245,7 @@ def indicator_differences(
         values, jury_values = np.where(present, scores, 0.0), jury
     else:
         values = np.where(present, scores >= threshold, 0.0).astype(float)
-        jury_values = _pass_share(jury, threshold, tie_rule)
+        jury_values = _pass_share(jury, threshold, tie_rule, rating_scale)
     out = []
     for j in range(scores.shape[1]):
         others = present.copy()
@@ -351,30 +364,37 @@ def _counts(too_few) -> str:
 def benjamini_yekutieli(p_values: Sequence[float], q: float = Q) -> list[bool]:
     """Which nulls the Benjamini–Yekutieli step-up rejects: the largest k with
     p_(k) ≤ k q / (m H_m), H_m = 1 + 1/2 + … + 1/m; valid under any dependence."""
-    m = len(p_values)
-    harmonic = sum(1 / k for k in range(1, m + 1))
-    return _step_up(p_values, q / harmonic if m else q)
+    return _step_up(p_values, q, _harmonic(len(p_values)))
 
 
 def by_rejection_counts(p_values: np.ndarray, q: float = Q) -> np.ndarray:
     """How many nulls `benjamini_yekutieli` rejects in each family along the last axis, for
     many families at once (the planner's simulated studies)."""
     m = p_values.shape[-1]
-    harmonic = sum(1 / k for k in range(1, m + 1))
-    ranks = np.arange(1, m + 1)
-    passed = np.sort(p_values, axis=-1) <= ranks * q / (m * harmonic)
+    passed = np.sort(p_values, axis=-1) <= _critical_values(m, q, _harmonic(m))
     return np.where(passed.any(axis=-1), m - np.argmax(passed[..., ::-1], axis=-1), 0)
 
 
 def benjamini_hochberg(p_values: Sequence[float], q: float = Q) -> list[bool]:
     """The Benjamini–Hochberg step-up (independence or positive dependence)."""
-    return _step_up(p_values, q)
+    return _step_up(p_values, q, 1.0)
 
 
-def _step_up(p_values: Sequence[float], q: float) -> list[bool]:
+def _harmonic(m: int) -> float:
+    return float(np.sum(1.0 / np.arange(1, m + 1))) if m else 1.0
+
+
+def _critical_values(m: int, q: float, harmonic: float) -> np.ndarray:
+    # (k / m) / H_m · q in this order, as statsmodels' fdrcorrection computes it: a p-value
+    # exactly on the line is then rejected by both or by neither.
+    return np.arange(1, m + 1) / float(m) / harmonic * q
+
+
+def _step_up(p_values: Sequence[float], q: float, harmonic: float) -> list[bool]:
     m = len(p_values)
     order = sorted(range(m), key=lambda k: p_values[k])
-    passed = [rank for rank, k in enumerate(order, 1) if p_values[k] <= rank * q / m]
+    critical = _critical_values(m, q, harmonic)
+    passed = [rank for rank, k in enumerate(order, 1) if p_values[k] <= critical[rank - 1]]
     cut = max(passed, default=0)
     rejected = [False] * m
     for k in order[:cut]:

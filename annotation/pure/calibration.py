@@ -22,7 +22,8 @@ import numpy as np
 
 from ratings import reliability
 from ratings.rating import Rating
-from ratings.scale import DEFAULT_SCALE, SCORES
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
 
 # Why a dimension was left out of `compare`.
 CLINICIAN_NA = "clinician marked not applicable"
@@ -109,12 +110,15 @@ def round_report(
     ratings: list[Rating],
     reference: dict[str, dict[str, int | None]],
     thresholds: Thresholds,
+    scale: Scale = DEFAULT_SCALE,
 ) -> RoundReport:
     """Per clinician × dimension agreement with the reference, per dimension alpha, and who
     passes: own rates at or above the thresholds and the dimension's alpha ≥ min_alpha."""
     _require_one_rating_each(ratings)
     dimensions = list(dict.fromkeys(r.dimension for r in ratings))
-    alphas = {d: dimension_alpha(d, [r for r in ratings if r.dimension == d]) for d in dimensions}
+    alphas = {
+        d: dimension_alpha(d, [r for r in ratings if r.dimension == d], scale) for d in dimensions
+    }
     clinicians: dict[str, dict[str, ClinicianResult]] = {}
     for code in sorted({r.rater for r in ratings}):
         mine = [r for r in ratings if r.rater == code]
@@ -126,7 +130,9 @@ def round_report(
     return RoundReport(thresholds=thresholds, clinicians=clinicians, dimensions=alphas)
 
 
-def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
+def dimension_alpha(
+    dimension: str, ratings: list[Rating], scale: Scale = DEFAULT_SCALE
+) -> DimensionAlpha:
     """Ordinal Krippendorff's alpha over one dimension's ratings: units = items, raters =
     clinicians, not applicable = missing. None, with the reason, when it is undefined."""
     numeric = [r for r in ratings if r.score is not None]
@@ -134,9 +140,9 @@ def dimension_alpha(dimension: str, ratings: list[Rating]) -> DimensionAlpha:
     items = {item: column for column, item in enumerate(sorted({r.item for r in numeric}))}
     matrix = np.full((len(raters), len(items)), np.nan)
     for r in numeric:
-        matrix[raters[r.rater], items[r.item]] = _checked(r.score)
+        matrix[raters[r.rater], items[r.item]] = _checked(r.score, scale)
     shared = int(np.sum(np.sum(~np.isnan(matrix), axis=0) >= 2))
-    value, reason = reliability.ordinal_alpha(matrix, SCORES, rater="clinician")
+    value, reason = reliability.ordinal_alpha(matrix, scale.points, rater="clinician")
     return DimensionAlpha(dimension, value, len(raters), shared, reason or None)
 
 
@@ -156,7 +162,11 @@ def items_for_a_firm_check(min_exact: float, min_adjacent: float) -> int:
     return max(needed)
 
 
-def disagreements(item_scores: dict[str, dict[str, int | None]], threshold: int = 2) -> list[str]:
+def disagreements(
+    item_scores: dict[str, dict[str, int | None]],
+    threshold: int = 2,
+    scale: Scale = DEFAULT_SCALE,
+) -> list[str]:
     """Dimensions of one item where the clinicians' scores spread by `threshold` or more
     (max − min, not applicable ignored): the item's entries in the adjudication queue."""
     by_dimension: dict[str, list[int]] = {}
@@ -164,16 +174,14 @@ def disagreements(item_scores: dict[str, dict[str, int | None]], threshold: int 
         for dimension, score in scores.items():
             values = by_dimension.setdefault(dimension, [])
             if score is not None:
-                values.append(_checked(score))
+                values.append(_checked(score, scale))
     return [d for d, v in by_dimension.items() if len(v) >= 2 and max(v) - min(v) >= threshold]
 
 
-def _checked(score: int) -> int:
+def _checked(score: int, scale: Scale = DEFAULT_SCALE) -> int:
     # bool is an int and 3.0 == 3; neither is a rubric score.
-    if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
-        raise ValueError(
-            f"a score must be an integer from {DEFAULT_SCALE.span} or None, got {score!r}"
-        )
+    if isinstance(score, bool) or not isinstance(score, int) or score not in scale:
+        raise ValueError(f"a score must be an integer from {scale.span} or None, got {score!r}")
     return score
 
 
@@ -265,17 +273,21 @@ def _alpha_reasons(alpha: DimensionAlpha, thresholds: Thresholds) -> list[str]:
 # --- whether a round's design can qualify anyone ----------------------------------------------
 
 
-def stand_in_references(n_items: int, dimensions: Iterable[str]) -> dict[str, dict[str, int]]:
+def stand_in_references(
+    n_items: int, dimensions: Iterable[str], scale: Scale = DEFAULT_SCALE
+) -> dict[str, dict[str, int]]:
     """References for items whose scores are not written yet: every score in turn (1, 2, 3,
     …), the most favourable case, so only the design (people, items) can make it fail."""
     keys = list(dimensions)
-    return {f"item-{i}": dict.fromkeys(keys, SCORES[i % len(SCORES)]) for i in range(n_items)}
+    points = scale.points
+    return {f"item-{i}": dict.fromkeys(keys, points[i % len(points)]) for i in range(n_items)}
 
 
 def cannot_qualify(
     raters: dict[str, Iterable[str]],
     reference: dict[str, dict[str, int | None]],
     thresholds: Thresholds,
+    scale: Scale = DEFAULT_SCALE,
 ) -> dict[str, dict[str, list[str]]]:
     """Clinician → why they cannot pass the round even by scoring every item exactly as the
     reference does → on which of their dimensions (`raters`: code → dimensions). The answer
@@ -288,7 +300,7 @@ def cannot_qualify(
         for dimension in dimensions
         if dimension in scores
     ]
-    report = round_report(best_case, reference, thresholds)
+    report = round_report(best_case, reference, thresholds, scale)
     reasons: dict[str, dict[str, list[str]]] = {}
     for code, dimensions in wanted.items():
         results = report.clinicians.get(code, {})

@@ -62,7 +62,8 @@ from scipy import stats
 from annotation.pure import crossed
 from annotation.pure.crossed import Components
 from jury.pure.aggregate import wilson
-from ratings.scale import SCORES
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE, adjacent_weights, score_values
 from ratings.ties import DEFAULT_TIE_RULE, score_shares
 
 INSIDE = "inside the human envelope"
@@ -86,8 +87,6 @@ LEVEL = 0.95
 _BATCH = 500  # resamples per block: bounds memory at (block × items × raters)
 # Where each of the six figures can lie (adjacent rates, their difference, kappas, theirs).
 _RANGES = ((0, 1), (0, 1), (-1, 1), (-1, 1), (-1, 1), (-2, 2))
-_VALUES = np.array(SCORES, dtype=float)
-_NEAR = (np.abs(_VALUES[:, None] - _VALUES[None, :]) <= 1).astype(float)
 
 
 @dataclass(frozen=True)
@@ -183,7 +182,7 @@ class _Data:
 
     scores: np.ndarray  # (N, R) whole scores, NaN where a clinician did not score the item
     present: np.ndarray  # (N, R) bool
-    jury: np.ndarray | None  # (N, 5) shares of each whole score (ties.score_shares)
+    jury: np.ndarray | None  # (N, points) shares of each whole score (ties.score_shares)
     rates: np.ndarray  # (2, N) the jury's and the clinicians' adjacency rate per item
     rate_slopes: np.ndarray  # (2, N, R) ∂rate/∂(clinician r's weight)
     jury_units: _Units | None  # the jury with each clinician, on that clinician's items
@@ -201,16 +200,17 @@ def envelope(
     seed: int = 0,
     raters: str = RESAMPLED,
     tie_rule: str = DEFAULT_TIE_RULE,
+    scale: Scale = DEFAULT_SCALE,
 ) -> Envelope:
     """The verdict from clinicians (item → clinician → score) and the jury (item → score, a
-    panel's mean may be fractional: it meets whole scores by `tie_rule`)."""
+    panel's mean may be fractional: it meets whole scores of `scale` by `tie_rule`)."""
     if raters not in RATER_MODES:
         raise ValueError(f"raters must be one of {', '.join(RATER_MODES)}, got {raters!r}")
     items = sorted(i for i in jury if len(clinicians.get(i, {})) >= 2)
     names = sorted({c for i in items for c in clinicians[i]})
     if not items:
         return _no_items(margin, min_items, raters, n_resamples, tie_rule)
-    data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule)
+    data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule, scale)
     point = _figures(data, np.ones((1, len(items))))[:, 0]
     resampled = len(items) >= 2 and n_resamples > 0
     draws = _bootstrap(data, n_resamples, seed) if resampled else None
@@ -245,6 +245,7 @@ def variance_components(
     jury: dict[str, float],
     *,
     tie_rule: str = DEFAULT_TIE_RULE,
+    scale: Scale = DEFAULT_SCALE,
 ) -> dict[str, Components | None]:
     """Each figure's variance components over items and clinicians, as `envelope` widens its
     intervals by them, without the bootstrap: what the study planner (annotation.pure.planning)
@@ -253,7 +254,7 @@ def variance_components(
     names = sorted({c for i in items for c in clinicians[i]})
     if len(items) < 2 or len(names) < 3:
         return {}
-    data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule)
+    data = _data(items, names, clinicians, [jury[i] for i in items], tie_rule, scale)
     return dict(zip(FIGURE_NAMES, _components(data, sampled=True), strict=True))
 
 
@@ -330,34 +331,36 @@ def _no_items(margin, min_items, raters, n_resamples, tie_rule) -> Envelope:
 # --- the data ------------------------------------------------------------------------------------
 
 
-def _data(items, names, clinicians, jury_values, tie_rule) -> _Data:
+def _data(items, names, clinicians, jury_values, tie_rule, scale=DEFAULT_SCALE) -> _Data:
     scores = np.full((len(items), len(names)), np.nan)
     column = {name: c for c, name in enumerate(names)}
     for row, item in enumerate(items):
         for name, score in clinicians[item].items():
             scores[row, column[name]] = score
     present = ~np.isnan(scores)
-    jury = None if jury_values is None else score_shares(np.array(jury_values), tie_rule)
-    rates, slopes = _adjacency_rates(scores, present, jury)
+    jury = None if jury_values is None else score_shares(np.array(jury_values), tie_rule, scale)
+    rates, slopes = _adjacency_rates(scores, present, jury, scale)
+    values = score_values(scale)
     return _Data(
         scores=scores,
         present=present,
         jury=jury,
         rates=rates,
         rate_slopes=slopes,
-        jury_units=None if jury is None else _jury_units(scores, present, jury),
-        pair_units=_pair_units(scores, present, jury),
+        jury_units=None if jury is None else _jury_units(scores, present, jury, values),
+        pair_units=_pair_units(scores, present, jury, values),
     )
 
 
-def _adjacency_rates(scores, present, jury) -> tuple[np.ndarray, np.ndarray]:
+def _adjacency_rates(scores, present, jury, scale) -> tuple[np.ndarray, np.ndarray]:
     """Per item, the share of the jury's pairs with the item's clinicians that are adjacent and
     the same over ordered pairs of distinct clinicians, and each rate's slope in clinician r's
     weight (rater r counted w_r times, a pair w_a · w_b times), at equal weights."""
     n, r = scores.shape
     k = present.sum(axis=1).astype(float)
-    given = np.where(present, scores, SCORES[0]).astype(int) - SCORES[0]
-    jury_near = np.zeros((n, r)) if jury is None else np.take_along_axis(jury @ _NEAR, given, 1)
+    given = np.where(present, scores, scale.low).astype(int) - scale.low
+    near = adjacent_weights(scale)
+    jury_near = np.zeros((n, r)) if jury is None else np.take_along_axis(jury @ near, given, 1)
     jury_near = jury_near * present
     jury_rate = jury_near.sum(axis=1) / k
     jury_slope = present * (jury_near - jury_rate[:, None]) / k[:, None]
@@ -375,13 +378,13 @@ def _adjacency_rates(scores, present, jury) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([jury_rate, clinician_rate]), np.stack([jury_slope, clinician_slope])
 
 
-def _jury_units(scores, present, jury) -> _Units:
+def _jury_units(scores, present, jury, values) -> _Units:
     """The jury with each clinician, on the clinician's items, each item weighted 1/k (k its
     clinicians): over a clinician's items, harder items with more clinicians then count as
     often as in the items as a whole. Sums: n, Σj, Σx, Σj², Σx², Σjx."""
     weight = (present / present.sum(axis=1, keepdims=True))[..., None]
     x = np.where(present, scores, 0.0)
-    jx, jx2 = (jury @ _VALUES)[:, None], (jury @ _VALUES**2)[:, None]
+    jx, jx2 = (jury @ values)[:, None], (jury @ values**2)[:, None]
     ones = np.ones_like(x)
     columns = np.stack([ones, jx * ones, x, jx2 * ones, x**2, jx * x], axis=-1)
     return _Units(columns * weight, np.eye(scores.shape[1]))
@@ -394,7 +397,7 @@ _JURY_B = [0, 1, 5, 2, 6, 8]
 _A_B = [0, 3, 5, 4, 6, 9]
 
 
-def _pair_units(scores, present, jury) -> _Units:
+def _pair_units(scores, present, jury, values) -> _Units:
     """Each pair of clinicians on the items both scored, with the jury on the same items (the
     jury meets the same items, the same pairs and the same weights as the clinicians it is set
     beside), each item weighted 2/(k(k−1)) so it counts once over all its pairs."""
@@ -408,7 +411,7 @@ def _pair_units(scores, present, jury) -> _Units:
     if jury is None:
         j = j2 = np.zeros((n, 1))
     else:
-        j, j2 = (jury @ _VALUES)[:, None], (jury @ _VALUES**2)[:, None]
+        j, j2 = (jury @ values)[:, None], (jury @ values**2)[:, None]
     ones = np.ones_like(a)
     columns = np.stack(
         [ones, j * ones, j2 * ones, a, a**2, b, b**2, j * a, j * b, a * b], axis=-1

@@ -56,7 +56,8 @@ from annotation.pure import alt_test as alt
 from annotation.pure import envelope as env
 from annotation.pure.agreement import LEVEL, Rating, Scores, split_by_dimension
 from annotation.pure.envelope import MIN_INTERVAL_ITEMS
-from ratings.scale import PASS_THRESHOLD
+from ratings.rubric import Scale
+from ratings.scale import DEFAULT_SCALE
 from ratings.ties import DEFAULT_TIE_RULE
 
 FIGURES = ("adjacent_difference", "kappa_difference")  # the envelope's deciding intervals
@@ -356,6 +357,7 @@ def plan_study(
     pilot_draws: int = PILOT_DRAWS,
     studies: int = STUDIES,
     tie_rule: str = DEFAULT_TIE_RULE,
+    scale: Scale = DEFAULT_SCALE,
 ) -> PlanResult:
     """For each design (items, clinicians, clinicians per item) and dimension: the planned
     widths of the envelope's two deciding intervals, the alt-test's power, and whether each
@@ -363,7 +365,7 @@ def plan_study(
     the one with fewest clinician scores (then fewest clinicians, then items) reaching both
     targets on every dimension with a jury; each verdict's own recommendation beside it."""
     _check_design(items_options, clinician_options, per_item_options, quantile)
-    split = split_by_dimension(pilot_ratings)
+    split = split_by_dimension(pilot_ratings, scale)
     refusal = work_refusal(items_options, clinician_options, per_item_options, len(split))
     if refusal:
         raise TooMuchWork(refusal)
@@ -376,10 +378,10 @@ def plan_study(
         sizes[dimension], clinicians[dimension] = _pilot_size(scores)
         for k in sorted(set(per_item_options)):
             rng = np.random.default_rng([seed, d, k])
-            cut = _cut(scores, k, rng, tie_rule, epsilon)
+            cut = _cut(scores, k, rng, tie_rule, epsilon, scale)
             draws = _draw_pilot(cut, settings, rng)
             mine = [x for x in designs if x.per_item == k]
-            pilot = _Pilot(scores, cut, tie_rule)
+            pilot = _Pilot(scores, cut, tie_rule, scale)
             for design in mine:
                 row, reached = _row(dimension, design, pilot, draws, settings, rng)
                 rows.append(row)
@@ -472,6 +474,7 @@ class _Pilot:
     scores: Scores
     cut: _Cut
     tie_rule: str
+    scale: Scale = DEFAULT_SCALE
 
 
 @dataclass(frozen=True)
@@ -483,7 +486,7 @@ class _Cut:
     alt: _AltPilot | None
 
 
-def _cut(scores: Scores, k: int, rng, tie_rule: str, epsilon: float) -> _Cut:
+def _cut(scores: Scores, k: int, rng, tie_rule: str, epsilon: float, scale: Scale) -> _Cut:
     eligible = sorted(i for i, by in scores.clinicians.items() if len(by) >= k)
     with_jury = [i for i in eligible if i in scores.jury]
     if not scores.jury or not with_jury:
@@ -501,7 +504,7 @@ def _cut(scores: Scores, k: int, rng, tie_rule: str, epsilon: float) -> _Cut:
             return _Cut(k, len(with_jury), dict.fromkeys(FIGURES), _all(FEW_PILOT_CLINICIANS), None)
         effective = sum(loads.values()) ** 2 / sum(n * n for n in loads.values())
         jury = {i: scores.jury[i] for i in with_jury}
-        parts = env.variance_components(kept, jury, tie_rule=tie_rule)
+        parts = env.variance_components(kept, jury, tie_rule=tie_rule, scale=scale)
         for f in FIGURES:
             found[f].append((parts.get(f), effective))
         alts.append(_alt_pilot(kept, jury, rng, tie_rule))
@@ -582,7 +585,10 @@ def _alt_pilot(kept, jury, rng, tie_rule) -> _AltPilot | None:
 
 def _differences(scores, values, tie_rule) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per clinician with 2 or more items: W_h − W_f per item, and which rows they are."""
-    pairs = alt.indicator_differences(scores, values, alt.ORDINAL, PASS_THRESHOLD, tie_rule)
+    # On the ordinal scale the pass mark plays no part: the indicators compare whole scores.
+    pairs = alt.indicator_differences(
+        scores, values, alt.ORDINAL, DEFAULT_SCALE.pass_mark, tie_rule
+    )
     rows = [~np.isnan(scores[:, j]) for j in range(scores.shape[1])]
     per = [(h - f, r) for (f, h), r in zip(pairs, rows, strict=True)]
     return [(d, r) for d, r in per if len(d) >= 2]
@@ -731,7 +737,7 @@ def _row(dimension, design: Design, pilot: _Pilot, draws: _Draws, settings: _Set
     reached = {}
     cut = pilot.cut
     synthetic = (
-        synthetic_components(pilot.scores, design, rng, pilot.tie_rule)
+        synthetic_components(pilot.scores, design, rng, pilot.tie_rule, pilot.scale)
         if any(draws.figures[f] is not None for f in FIGURES)
         else dict.fromkeys(FIGURES)
     )
@@ -747,7 +753,9 @@ def _row(dimension, design: Design, pilot: _Pilot, draws: _Draws, settings: _Set
     return row, (envelope, reached[ALT_TEST])
 
 
-def synthetic_components(scores: Scores, design: Design, rng, tie_rule: str) -> dict:
+def synthetic_components(
+    scores: Scores, design: Design, rng, tie_rule: str, scale: Scale = DEFAULT_SCALE
+) -> dict:
     """Each figure's (items, clinicians, interaction) components on studies of the design made
     from the pilot, through the envelope's own `variance_components`: `design.items` pilot
     items drawn with replacement, each given `per_item` of the design's clinicians (at random
@@ -768,7 +776,7 @@ def synthetic_components(scores: Scores, design: Design, rng, tie_rule: str) -> 
             sources = rng.choice(sorted(pilot), size=design.per_item, replace=False)
             clinicians[f"s{n}"] = {f"c{c}": pilot[s] for c, s in zip(chosen, sources, strict=True)}
             jury[f"s{n}"] = scores.jury[item]
-        parts = env.variance_components(clinicians, jury, tie_rule=tie_rule)
+        parts = env.variance_components(clinicians, jury, tie_rule=tie_rule, scale=scale)
         for f in FIGURES:
             part = parts.get(f)
             if part is not None and np.isfinite(part.variance):

@@ -28,8 +28,8 @@ from patientagentbench.analysis.statistics import bootstrap_ci
 from ratings.rating import NO_SCORE_STATUSES as EXCLUDED_STATUSES
 from ratings.rating import OK as OK
 from ratings.rating import STATUSES as STATUSES
-from ratings.rubric import cached_rubric
-from ratings.scale import DEFAULT_SCALE, PASS_THRESHOLD
+from ratings.rubric import Scale, cached_rubric
+from ratings.scale import DEFAULT_SCALE
 
 METHODS = ("mean", "median", "majority")
 LEVEL = 0.95
@@ -51,19 +51,21 @@ class PanelScore:
 
 
 def panel_score(
-    judge_results: Iterable[Any], method: str = "mean", threshold: int = PASS_THRESHOLD
+    judge_results: Iterable[Any], method: str = "mean", scale: Scale = DEFAULT_SCALE
 ) -> PanelScore:
-    """Combine one dimension's judge answers (objects or dicts with `status` and `score`).
+    """Combine one dimension's judge answers (objects or dicts with `status` and `score`) on
+    the panel rubric's scale.
 
-    mean / median: the verdict passes when that statistic is at or above the threshold.
+    mean / median: the verdict passes when that statistic is at or above the pass mark.
     majority: it passes when more than half of the usable judges pass; the score shown is
     the mean. A tie is not a majority, so it fails.
     """
     if method not in METHODS:
         raise ValueError(f"unknown aggregation {method!r}; one of {', '.join(METHODS)}")
-    scores, excluded = usable_scores(judge_results)
+    scores, excluded = usable_scores(judge_results, scale)
     if not scores:
         return PanelScore(None, None, None, None, 0, excluded)
+    threshold = scale.pass_mark
     passes = [s >= threshold for s in scores]
     if method == "majority":
         score, passed = statistics.fmean(scores), sum(passes) * 2 > len(scores)
@@ -118,7 +120,9 @@ def no_score_status(excluded: Mapping[str, int]) -> str:
     return next((status for status in worst_first if excluded.get(status)), "not_applicable")
 
 
-def usable_scores(judge_results: Iterable[Any]) -> tuple[list[int], dict[str, int]]:
+def usable_scores(
+    judge_results: Iterable[Any], scale: Scale = DEFAULT_SCALE
+) -> tuple[list[int], dict[str, int]]:
     """The `ok` scores, and per excluded status how many answers were left out."""
     scores: list[int] = []
     excluded: Counter[str] = Counter({status: 0 for status in EXCLUDED_STATUSES})
@@ -127,18 +131,16 @@ def usable_scores(judge_results: Iterable[Any]) -> tuple[list[int], dict[str, in
         if status not in STATUSES:
             raise ValueError(f"unknown verdict status {status!r}; one of {', '.join(STATUSES)}")
         if status == OK:
-            scores.append(_checked_score(score))
+            scores.append(_checked_score(score, scale))
         else:
             excluded[status] += 1
     return scores, dict(excluded)
 
 
-def _checked_score(score: Any) -> int:
+def _checked_score(score: Any, scale: Scale) -> int:
     # An "ok" answer without a valid score is a bug upstream, never something to average.
-    if not isinstance(score, int) or score not in DEFAULT_SCALE:
-        raise ValueError(
-            f"an ok verdict needs an integer score from {DEFAULT_SCALE.span}, got {score!r}"
-        )
+    if not isinstance(score, int) or score not in scale:
+        raise ValueError(f"an ok verdict needs an integer score from {scale.span}, got {score!r}")
     return score
 
 

@@ -195,11 +195,16 @@ def simulated_score(
     temperature: float,
     span: tuple[int, int] = (DEFAULT_SCALE.low, DEFAULT_SCALE.high),
 ) -> int:
-    """A score on the scale the answer schema asks for (`span`: lowest, highest); the model
-    of a judge around it (BASE, the pulls and penalties) is the 1–5 rubric's."""
+    """A score on the scale the answer schema asks for (`span`: lowest, highest). The model
+    of a judge (BASE, the pulls, penalties and noise) is the default 1–5 rubric's, stretched
+    linearly onto `span`, so a 1–7 judge uses all seven points and a 1–5 one is unchanged."""
     scale = max(MIN_NOISE_SCALE, min(float(temperature), 1.0))
     value = expected_score(profile, task) + rng.gauss(0.0, profile.noise * scale)
-    return min(span[1], max(span[0], round(value)))
+    low, high = span
+    if span != (DEFAULT_SCALE.low, DEFAULT_SCALE.high):  # 1–5 stays bit for bit as it was
+        stretch = (high - low) / (DEFAULT_SCALE.high - DEFAULT_SCALE.low)
+        value = low + (value - DEFAULT_SCALE.low) * stretch
+    return min(high, max(low, round(value)))
 
 
 def score_range(output: Any) -> tuple[int, int]:

@@ -325,9 +325,12 @@ def test_vectorised_pair_figures_equal_the_libraries(items):
     table, x_values, y_values = ag._pair_table(pairs)
     shares = (ag.score_shares(x_values), ag.score_shares(y_values))
     total = table.sum(axis=0)
-    vectorised = ag._pair_figures(total, x_values, y_values, shares)
+    vectorised = ag._pair_figures(total, x_values, y_values, shares, ag.DEFAULT_SCALE)
     for name, (point, _), value in zip(
-        ag.FIGURES, ag._pair_points(pairs, total, shares), vectorised, strict=True
+        ag.FIGURES,
+        ag._pair_points(pairs, total, shares, ag.DEFAULT_SCALE),
+        vectorised,
+        strict=True,
     ):
         if point is None:
             assert not np.isfinite(value) or name in ("pearson", "spearman"), name
@@ -348,7 +351,7 @@ def test_vectorised_fleiss_equals_statsmodels(rows):
     with np.errstate(all="ignore"):
         expected = fleiss_kappa(counts)
     sums = np.column_stack([counts, (counts**2).sum(axis=1), np.ones(len(rows))]).sum(axis=0)
-    value = ag._fleiss_vectorised(sums, len(rows[0]))[0]
+    value = ag._fleiss_vectorised(sums, len(rows[0]), counts.shape[1])[0]
     if np.isfinite(expected):
         assert value == pytest.approx(expected, abs=1e-9)
 

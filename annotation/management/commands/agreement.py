@@ -39,6 +39,7 @@ from annotation.pure.agreement import (
 )
 from annotation.pure.envelope import MIN_INTERVAL_ITEMS, RESAMPLED, offered
 from patientagentbench.analysis.statistics import jsonable
+from ratings.rubric import Rubric, RubricError, cached_rubric
 from ratings.table import RatingsFile, RatingsFileError, read_ratings_file
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
@@ -136,6 +137,13 @@ class Command(BaseCommand):
             help="export_scores files with several jury panels: the panel to compare",
         )
         parser.add_argument(
+            "--rubric",
+            default="",
+            metavar="NAME[@VERSION]",
+            help="The rubric the file's scores are on: its scale bounds them and its pass mark "
+            "decides pass/fail (default: the newest patientagentbench rubric)",
+        )
+        parser.add_argument(
             "--unqualified",
             action="store_true",
             help="Show the envelope verdict where the file's qualified column says the jury has "
@@ -144,6 +152,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        scale = _rubric(options["rubric"]).scale
         if min(options["margin"], options["resamples"], options["verdict_resamples"]) < 0:
             raise CommandError("--margin and the resamples must not be negative.")
         if not 0 <= options["epsilon"] < 1:
@@ -154,7 +163,7 @@ class Command(BaseCommand):
                 "bootstrap intervals, which on fewer items cover far less often than they say."
             )
         try:
-            read = read_ratings_file(options["ratings"])
+            read = read_ratings_file(options["ratings"], scale)
             ratings = read.ratings + read.jury(options["panel"])
         except RatingsFileError as error:
             raise CommandError(str(error)) from error
@@ -171,6 +180,7 @@ class Command(BaseCommand):
                 raters=options["raters"],
                 tie_rule=options["tie_rule"],
                 epsilon=options["epsilon"],
+                scale=scale,
             )
         except ValueError as error:
             raise CommandError(str(error)) from error
@@ -184,6 +194,14 @@ class Command(BaseCommand):
                 self.stderr.write(note)
         else:
             self.stdout.write(render_table(results, read, options))
+
+
+def _rubric(named: str) -> Rubric:
+    name, _, version = named.partition("@")
+    try:
+        return cached_rubric(name or "patientagentbench", version or None)
+    except RubricError as error:
+        raise CommandError(f"--rubric {named}: {error}") from error
 
 
 # --- writing -------------------------------------------------------------------------------------
