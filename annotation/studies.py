@@ -28,6 +28,7 @@ from annotation.pure.sampling import (
 )
 from jury.verdicts import case_attributes
 from patientagentbench.models import Run, Trace
+from ratings.rubric import Rubric, RubricError
 from ratings.rubric import cached_rubric as load_rubric
 
 BREAKDOWN = ("category", "subtask", "severity", "personality", "complexity")
@@ -97,13 +98,14 @@ def sample_for(
     attributes=None,
     outcome=None,
     design: str = EXTREMES_FIRST,
+    rubric: Rubric | None = None,
 ) -> Sample:
     pool = filter_candidates(
         candidates(traces), models=models, attributes=attributes, outcome=outcome
     )
     if design in (UNIFORM, PER_MODEL):
         return random_share(pool, n, seed, per_model=design == PER_MODEL)
-    rubric = load_rubric()
+    rubric = rubric or load_rubric()
     return stratified_sample(pool, n, seed, [d.key for d in rubric.scored], rubric.scale)
 
 
@@ -142,6 +144,8 @@ class StudySpec:
     adjudication_threshold: int = 2
     blind_adjudication: bool = False
     instructions: str = ""
+    rubric_name: str = "patientagentbench"
+    rubric_version: str | None = None  # None: the newest version of the rubric named
 
 
 def create_study(
@@ -166,6 +170,10 @@ def create_study(
     raters = [Rater(code=c.code, tracks=c.tracks, load=_open_load(c)) for c in clinicians]
     item_keys = [str(pk) for pk in trace_ids]
     try:
+        rubric = load_rubric(spec.rubric_name, spec.rubric_version)
+    except RubricError as exc:
+        raise StudyError(str(exc)) from exc
+    try:
         plan = assign(item_keys, raters, overlap, spec.seed)
     except ValueError as exc:
         raise StudyError(str(exc)) from exc
@@ -186,7 +194,8 @@ def create_study(
             adjudication_threshold=spec.adjudication_threshold,
             blind_adjudication=spec.blind_adjudication,
             instructions=spec.instructions,
-            rubric_version=load_rubric().version,
+            rubric_name=rubric.name,
+            rubric_version=rubric.version,
             sampling=sampling_record(sample, source),
             created_by=actor,
         )

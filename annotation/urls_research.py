@@ -21,6 +21,9 @@ from annotation.views import (
     research_rounds as rounds,
 )
 from annotation.views import (
+    research_rubrics as rubrics,
+)
+from annotation.views import (
     research_studies as studies,
 )
 
@@ -36,6 +39,8 @@ urlpatterns = [
     ),
     path("people/<int:pk>/link/", people.person_new_link, name="research_person_link"),
     path("start/", studies.first_study, name="research_first_study"),
+    path("rubrics/", rubrics.rubrics, name="research_rubrics"),
+    path("rubrics/<slug:name>/v<int:version>/", rubrics.rubric, name="research_rubric"),
     path("studies/", studies.study_list, name="research_studies"),
     path("studies/new/", studies.study_new, name="research_study_new"),
     path("studies/preview/", studies.study_preview, name="research_study_preview"),

@@ -10,10 +10,11 @@ from django import forms
 from jury.models import Judge, Panel
 from jury.pure import subsets
 from jury.pure.prompts import JUDGE_PROMPT_VERSION
+from jury.rubrics import rubric_choices, split_choice
 from jury.verdicts import IMPORTED_VERSION
 from patientagentbench.models import ModelConfig
 from patientagentbench.views.forms import RowChoices
-from ratings.rubric import available_versions
+from ratings.rubric import RubricError
 
 MAX_REPEAT = 10
 
@@ -104,23 +105,46 @@ class PanelForm(forms.ModelForm):
         widget=forms.CheckboxSelectMultiple,
         help_text="Each judge asks as its call mode says: one call per dimension, or one for all.",
     )
-    rubric_version = forms.ChoiceField(choices=())
+    rubric = forms.ChoiceField(
+        choices=(),
+        help_text="What the judges score: the panel can only be compared with studies of this "
+        "rubric version. Import your own on the Rubrics page.",
+    )
 
     class Meta:
         model = Panel
-        fields = ["name", "judges", "aggregation", "rubric_version"]
+        fields = ["name", "judges", "aggregation"]
         help_texts = {
             "aggregation": (
                 "How the judges' scores become the panel's verdict: mean or median (passes at "
-                "≥ 3), or a majority of judges passing."
+                "the rubric's pass mark or above), or a majority of judges passing."
             )
         }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        versions = [str(v) for v in available_versions()] or ["1"]
-        self.fields["rubric_version"].choices = [(v, f"v{v}") for v in reversed(versions)]
+        self.fields["rubric"].choices = rubric_choices()
+        if self.instance.pk:
+            self.initial["rubric"] = f"{self.instance.rubric_name}@{self.instance.rubric_version}"
         self.fields["judges"].label_from_instance = judge_label
+
+    def clean_rubric(self) -> tuple[str, str]:
+        choice = self.cleaned_data["rubric"]
+        try:
+            chosen = split_choice(choice)
+        except RubricError as error:
+            raise forms.ValidationError(str(error)) from None
+        before = (self.instance.rubric_name, self.instance.rubric_version)
+        if self.instance.pk and chosen != before and self.instance.verdicts.exists():
+            raise forms.ValidationError(
+                f"this panel has verdicts on {before[0]} v{before[1]}; a panel's rubric never "
+                "changes once it has scored: create another panel"
+            )
+        return chosen
+
+    def save(self, commit: bool = True) -> Panel:
+        self.instance.rubric_name, self.instance.rubric_version = self.cleaned_data["rubric"]
+        return super().save(commit)
 
 
 def judge_label(judge: Judge) -> str:

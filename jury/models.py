@@ -288,3 +288,27 @@ class JudgeQualification(models.Model):
     @property
     def rater(self) -> str:
         return self.judge.name if self.judge_id else "panel verdict"
+
+
+class StoredRubric(models.Model):
+    """A researcher's own rubric version, imported from its JSON file (`jury.rubrics`), kept
+    exactly as given. Never edited: changed wording is a new version, so every score keeps
+    the text it was given under. The built-in rubrics stay files in `fixtures/rubrics`."""
+
+    name = models.CharField(max_length=60)
+    version = models.PositiveIntegerField()
+    data = models.JSONField()
+    fingerprint = models.CharField(max_length=64)  # ratings.rubric.fingerprint of `data`
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="one_stored_rubric_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"

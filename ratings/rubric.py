@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 RUBRICS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rubrics"
 SCORED_TRACKS = frozenset({"clinical", "operations"})
@@ -37,6 +37,28 @@ NOT_APPLICABLE_RULES = frozenset({"judgement", "agent_silent", "no_tool_calls", 
 # The most points a scale may have: beyond ten, raters no longer tell neighbouring points
 # apart, and the stored scores are bounded by it (jury verdicts check it in the database).
 MAX_SCALE_POINTS = 10
+MAX_DIMENSIONS = 20
+
+
+class RubricSource(Protocol):
+    """Where rubrics besides the built-in files live (researchers' own, imported into the
+    database by `jury.rubrics`): each version's data, exactly as the file gave it."""
+
+    def data(self, name: str, version: str) -> dict | None: ...
+
+    def versions(self, name: str) -> list[int]: ...
+
+    def names(self) -> list[str]: ...
+
+
+_SOURCES: list[RubricSource] = []
+
+
+def add_rubric_source(source: RubricSource) -> None:
+    """Let `load_rubric` find rubrics in `source` too (the built-in files come first, so a
+    stored rubric can never stand in for one of them)."""
+    if source not in _SOURCES:
+        _SOURCES.append(source)
 
 
 class RubricError(ValueError):
@@ -95,6 +117,9 @@ class Dimension:
     judges: str
     levels: tuple[Level, ...]
     not_applicable_when: str = "judgement"
+    # What the jury is told for this dimension besides its definition and levels (the
+    # team's own guidance); none in the built-in rubric, whose prompts are unchanged.
+    judge_instructions: str = ""
 
     @property
     def scored(self) -> bool:
@@ -185,10 +210,29 @@ def fingerprint(data: Any) -> str:
 
 
 def available_versions(name: str = "patientagentbench", directory: Path | None = None) -> list[int]:
-    """Versions on disk for a rubric name, ascending by integer (so v10 comes after v9)."""
+    """Versions of a rubric name, on disk and in every added source, ascending by integer (so
+    v10 comes after v9)."""
     pattern = re.compile(rf"^{re.escape(name)}-v(\d+)\.json$")
     found = (pattern.match(p.name) for p in (directory or RUBRICS_DIR).glob(f"{name}-v*.json"))
-    return sorted(int(m.group(1)) for m in found if m)
+    versions = {int(m.group(1)) for m in found if m}
+    if directory is None and not versions:  # a built-in name is never a source's
+        for source in _SOURCES:
+            versions.update(source.versions(name))
+    return sorted(versions)
+
+
+def built_in_names(directory: Path | None = None) -> list[str]:
+    """The rubric names that ship as files (`fixtures/rubrics/<name>-v<n>.json`)."""
+    found = (re.match(r"^(.+)-v\d+\.json$", p.name) for p in (directory or RUBRICS_DIR).glob("*"))
+    return sorted({m.group(1) for m in found if m})
+
+
+def rubric_names() -> list[str]:
+    """Every rubric name a study or panel may name: the built-in files', then the sources'."""
+    names = built_in_names()
+    for source in _SOURCES:
+        names += [n for n in source.names() if n not in names]
+    return names
 
 
 def load_rubric(
@@ -205,7 +249,12 @@ def load_rubric(
         version = versions[-1]
     path = directory / f"{name}-v{version}.json"
     if not path.exists():
-        raise RubricError(f"no rubric file {path.name} in {directory}")
+        built_in = directory != RUBRICS_DIR or name in built_in_names(directory)
+        sources = [] if built_in else _SOURCES  # a built-in name is never a source's
+        stored = next((d for s in sources if (d := s.data(name, str(version))) is not None), None)
+        if stored is None:
+            raise RubricError(f"no rubric {name} v{version} (no file {path.name} in {directory})")
+        return parse_rubric(stored, source=f"{name} v{version}")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
@@ -329,7 +378,15 @@ def _dimension(data: Any, points: tuple[int, ...], where: _Where) -> Dimension:
         judges=judges,
         levels=_levels(data.get("levels"), points, where),
         not_applicable_when=_not_applicable_rule(data, track, where),
+        judge_instructions=_optional_text(data, "judge_instructions", where),
     )
+
+
+def _optional_text(data: dict, field: str, where: _Where) -> str:
+    value = data.get(field, "")
+    if not isinstance(value, str):
+        raise where.error(field, f"must be text when given, got {value!r}")
+    return value.strip()
 
 
 def _not_applicable_rule(data: dict, track: str, where: _Where) -> str:
@@ -380,13 +437,27 @@ def _check_dimension_set(dimensions: tuple[Dimension, ...], where: _Where) -> No
     if duplicates:
         raise where.error("dimensions", f"repeat the key(s) {duplicates}")
     scored = [d for d in dimensions if d.scored]
-    missing = sorted(SCORED_TRACKS - {d.track for d in scored})
-    if missing:
-        raise where.error("dimensions", f"have no dimension in track(s) {missing}")
+    if not scored:
+        raise where.error("dimensions", f"need a scored dimension (track {sorted(SCORED_TRACKS)})")
+    if len(dimensions) > MAX_DIMENSIONS:
+        raise where.error("dimensions", f"must be at most {MAX_DIMENSIONS}, got {len(dimensions)}")
 
 
-@functools.lru_cache(maxsize=16)
 def cached_rubric(name: str = "patientagentbench", version: str | None = None) -> Rubric:
     """A rubric version never changes once written (changed text is a new version), so pages
-    read it from disk once per process."""
+    read it once per process. "The newest" is looked up each time: a researcher may import a
+    newer version while the process runs."""
+    if version is None:
+        versions = available_versions(name)
+        if not versions:
+            raise RubricError(f"no rubric named {name!r}")
+        version = str(versions[-1])
+    return _cached_version(name, str(version))
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_version(name: str, version: str) -> Rubric:
     return load_rubric(name, version)
+
+
+cached_rubric.cache_clear = _cached_version.cache_clear  # type: ignore[attr-defined]

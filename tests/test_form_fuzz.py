@@ -942,7 +942,7 @@ def test_jury_panel_new(client, caplog, world, data):
             "name": "fuzz-new-panel",
             "judges": [str(world.judge.pk)],
             "aggregation": "mean",
-            "rubric_version": "1",
+            "rubric": "patientagentbench@1",
         }
         form = data.draw(hostile_form(valid, {"judges": world.ids}))
         sent = send(client, caplog, "post", reverse("jury_panel_new"), form, [Panel, Judge])
@@ -1346,7 +1346,7 @@ TARGETS = {
             "name": "p2",
             "judges": str(w.judge.pk),
             "aggregation": "mean",
-            "rubric_version": "1",
+            "rubric": "patientagentbench@1",
         },
         (Panel,),
         lambda w: jury_rows_in_bounds(),

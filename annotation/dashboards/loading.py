@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Q
 
 from annotation.dashboards.filters import Filters
 from annotation.models import Study, Submission
@@ -152,7 +152,8 @@ def to_ratings(
 
 
 def load(filters: Filters) -> Dataset:
-    submissions = _submissions(filters)
+    rubric = _rubric(filters)
+    submissions, elsewhere = _of_rubric(_submissions(filters), rubric)
     conversations = _conversations(submissions, filters.attribute)
     scores = _scores(submissions, conversations)
     studies = {
@@ -161,9 +162,21 @@ def load(filters: Filters) -> Dataset:
             "pk", "name", "kind", "status", "created_at"
         )
     }
-    dataset = Dataset(filters, _rubric(filters), scores, conversations, studies)
+    dataset = Dataset(filters, rubric, scores, conversations, studies)
+    if elsewhere:
+        dataset.warnings.append(
+            f"{elsewhere} stud{'y is' if elsewhere == 1 else 'ies are'} on another rubric and "
+            f"left out: scores on different rubrics are never pooled; choose a study to see it."
+        )
     traces = sorted({int(s.item) for s in scores})
-    dataset.panel = _panel(filters.panel, traces)
+    dataset.panel = _panel(filters.panel, traces, rubric)
+    if dataset.panel is not None and not _scores_rubric(dataset.panel, rubric):
+        dataset.warnings.append(
+            f"Panel {dataset.panel.name} scores {dataset.panel.rubric_name} "
+            f"v{dataset.panel.rubric_version}, these clinicians {rubric.name} v{rubric.version}: "
+            "a panel is compared only with studies of its own rubric version."
+        )
+        dataset.panel = None
     if dataset.panel is not None:
         dataset.judge = dataset.panel.judges.filter(pk=filters.judge).first()
         if filters.judge and dataset.judge is None:
@@ -176,6 +189,19 @@ def load(filters: Filters) -> Dataset:
                 f"Panel {dataset.panel.name} has no verdicts on these conversations."
             )
     return dataset
+
+
+def _of_rubric(submissions, rubric: Rubric):
+    """The submissions to studies on `rubric`, and how many studies on another were left out."""
+    mine = Q(assignment__item__study__rubric_name=rubric.name) & Q(
+        assignment__item__study__rubric_version=rubric.version
+    )
+    others = submissions.exclude(mine).values("assignment__item__study_id").distinct().order_by()
+    return submissions.filter(mine), others.count()
+
+
+def _scores_rubric(panel: Panel, rubric: Rubric) -> bool:
+    return (panel.rubric_name, panel.rubric_version) == (rubric.name, rubric.version)
 
 
 def _submissions(filters: Filters):
@@ -244,11 +270,16 @@ def _rubric(filters: Filters) -> Rubric:
     return cached_rubric()
 
 
-def _panel(chosen: int | None, traces: Sequence[int]) -> Panel | None:
+def _panel(chosen: int | None, traces: Sequence[int], rubric: Rubric) -> Panel | None:
+    """The panel asked for; unasked, the busiest on these conversations of the same rubric."""
     if chosen:
         return Panel.objects.filter(pk=chosen).first()
     busiest = (
-        Verdict.objects.filter(trace_id__in=traces)
+        Verdict.objects.filter(
+            trace_id__in=traces,
+            panel__rubric_name=rubric.name,
+            panel__rubric_version=rubric.version,
+        )
         .values("panel")
         .annotate(n=Count("pk"))
         .order_by("-n", "panel")

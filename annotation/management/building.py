@@ -18,6 +18,8 @@ from annotation import lifecycle
 from annotation.models import Assignment, Clinician, Study
 from annotation.pure.sampling import EXTREMES_FIRST, PER_MODEL, UNIFORM
 from annotation.studies import names_shown_to_clinicians
+from jury.rubrics import choice_of
+from ratings.rubric import RubricError
 
 # The form's field names, as the options spell them, so an error names what to change.
 OPTION_OF = {
@@ -61,6 +63,13 @@ def add_common_arguments(parser) -> None:
 
 def add_sample_arguments(parser, required: bool) -> None:
     parser.add_argument(
+        "--rubric",
+        default="patientagentbench",
+        metavar="NAME[@VERSION]",
+        help="The rubric the clinicians score (default: the built-in patientagentbench; the "
+        "newest version unless one is named; import your own with import_rubric)",
+    )
+    parser.add_argument(
         "--n",
         type=int,
         required=required,
@@ -92,6 +101,7 @@ def add_sample_arguments(parser, required: bool) -> None:
 def sample_data(options: dict) -> dict:
     """The sampler's fields of the form, from the options."""
     return {
+        "rubric": rubric_choice(options["rubric"]),
         "n_items": options["n"],
         "runs": options["runs"],
         "design": options["design"],
@@ -201,3 +211,10 @@ def warnings(study: Study) -> list[str]:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{pluralize(n)}"
+
+
+def rubric_choice(text: str) -> str:
+    try:
+        return choice_of(text)
+    except RubricError as error:
+        raise CommandError(f"--rubric {text}: {error}") from error

@@ -31,12 +31,13 @@ from annotation.studies import (
     sample_for,
     task_breakdown,
 )
+from jury.rubrics import rubric_choices, split_choice
 from patientagentbench.cases.attribute_labels import value_label
 from patientagentbench.models import Run, Task
 from patientagentbench.views.forms import SEED_MAX, RowChoices
 from ratings.rating import NOT_APPLICABLE_CHOICE as NOT_APPLICABLE
 from ratings.rating import NOT_APPLICABLE_LABEL
-from ratings.rubric import Scale
+from ratings.rubric import MAX_SCALE_POINTS, Rubric, RubricError, Scale
 from ratings.rubric import cached_rubric as load_rubric
 
 FILTERED_ATTRIBUTES = ("category", "subtask", "severity")
@@ -142,9 +143,16 @@ class SampleForm(forms.Form):
         label="Automatic outcome",
         choices=[("", "Any"), ("passed", "Passed the checks"), ("failed", "Failed the checks")],
     )
+    rubric = forms.ChoiceField(
+        required=False,
+        help_text="What the clinicians score, and which jury panels it can be compared with "
+        "(a panel of the same rubric version). Import your own on the Rubrics page.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["rubric"].choices = rubric_choices()
+        self.fields["rubric"].initial = f"patientagentbench@{load_rubric().version}"
         self.fields["runs"].queryset = _runs_with_conversations()
         traces = pool(self.kind)
         models = set(traces.values_list("model_name", flat=True).order_by().distinct())
@@ -165,7 +173,22 @@ class SampleForm(forms.Form):
             attributes=attributes or None,
             outcome=data["outcome"] or None,
             design=data.get("design") or EXTREMES_FIRST,
+            rubric=self.chosen_rubric(),
         )
+
+    def clean_rubric(self) -> tuple[str, str]:
+        try:
+            return split_choice(self.cleaned_data.get("rubric") or self.fields["rubric"].initial)
+        except RubricError as error:
+            raise forms.ValidationError(str(error)) from None
+
+    def chosen_rubric(self) -> Rubric:
+        name, version = self.cleaned_data.get("rubric") or ("patientagentbench", "")
+        return load_rubric(name, version or None)
+
+    def rubric_spec(self) -> dict[str, str]:
+        rubric = self.chosen_rubric()
+        return {"rubric_name": rubric.name, "rubric_version": rubric.version}
 
     def sample_pool(self, run_ids=None):
         return pool(self.kind, run_ids)
@@ -201,7 +224,7 @@ class StudyForm(SampleForm):
     )
     adjudication_threshold = forms.IntegerField(
         min_value=1,
-        max_value=4,
+        max_value=MAX_SCALE_POINTS - 1,
         initial=2,
         help_text="Scores this far apart on one dimension send the item to adjudication.",
     )
@@ -232,6 +255,15 @@ class StudyForm(SampleForm):
 
     def clean(self):
         data = super().clean()
+        threshold = data.get("adjudication_threshold")
+        if threshold and data.get("rubric"):
+            scale = self.chosen_rubric().scale
+            if threshold > scale.high - scale.low:
+                self.add_error(
+                    "adjudication_threshold",
+                    f"On a scale of {scale.span} scores are at most {scale.high - scale.low} "
+                    "apart.",
+                )
         if not (data.get("overlap_clinical") or data.get("overlap_operations")):
             raise forms.ValidationError(
                 "Set at least one track's clinicians per item to 1 or more."
@@ -256,6 +288,7 @@ class StudyForm(SampleForm):
             adjudication_threshold=data["adjudication_threshold"],
             blind_adjudication=data["blind_adjudication"],
             instructions=data["instructions"],
+            **self.rubric_spec(),
         )
 
     def create(self, actor) -> Study:
@@ -440,6 +473,7 @@ class RoundForm(SampleForm):
             min_exact=data["min_exact"],
             min_adjacent=data["min_adjacent"],
             min_alpha=data["min_alpha"],
+            **self.rubric_spec(),
         )
 
     def create(self, actor) -> CreatedRound:

@@ -224,14 +224,15 @@ def user_text(case: Mapping[str, Any], transcript: Transcript, dimension: Dimens
 
 
 def dimension_text(dimension: Dimension) -> str:
-    return "\n\n".join(
-        [
-            f"{dimension.label}\n{dimension.definition}",
-            f"When it applies: {dimension.applicability}",
-            "Levels (each level includes everything the level below demands):\n"
-            + "\n".join(f"{lv.score} ({lv.label}): {lv.anchor}" for lv in dimension.levels),
-        ]
-    )
+    parts = [
+        f"{dimension.label}\n{dimension.definition}",
+        f"When it applies: {dimension.applicability}",
+        "Levels (each level includes everything the level below demands):\n"
+        + "\n".join(f"{lv.score} ({lv.label}): {lv.anchor}" for lv in dimension.levels),
+    ]
+    if dimension.judge_instructions:  # a team's own rubric may tell its judges more
+        parts.append(f"How to judge it: {dimension.judge_instructions}")
+    return "\n\n".join(parts)
 
 
 # --- the case ----------------------------------------------------------------------------------

@@ -115,6 +115,12 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
         ("research_person_link", reverse("research_person_link", args=[clinician.pk]), "post"),
         ("research_studies", reverse("research_studies"), "get"),
         ("research_first_study", reverse("research_first_study"), "get"),
+        ("research_rubrics", reverse("research_rubrics"), "get"),
+        (
+            "research_rubric",
+            reverse("research_rubric", args=["patientagentbench", 1]),
+            "get",
+        ),
         ("research_study_new", reverse("research_study_new"), "get"),
         ("research_study_preview", reverse("research_study_preview") + "?n_items=3", "get"),
         ("research_study", reverse("research_study", args=[study.pk]), "get"),

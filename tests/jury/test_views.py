@@ -187,7 +187,12 @@ def test_panels_and_judges_are_created_from_forms(client, researcher, sim_models
     fair = model.judges.get()
     response = client.post(
         reverse("jury_panel_new"),
-        {"name": "one", "judges": [fair.pk], "aggregation": "median", "rubric_version": "1"},
+        {
+            "name": "one",
+            "judges": [fair.pk],
+            "aggregation": "median",
+            "rubric": "patientagentbench@1",
+        },
     )
     panel = Panel.objects.get(name="one")
     assert response["Location"] == reverse("jury_panel", args=[panel.pk])

@@ -183,11 +183,13 @@ def test_errors_name_the_field(raw, breakage, field):
         parse_rubric(raw)
 
 
-def test_a_track_without_dimensions_is_refused(raw):
+def test_one_track_alone_is_a_rubric_but_realism_alone_is_not(raw):
     for d in raw["dimensions"]:
         if d["track"] == "operations":
             d["track"] = "clinical"
-    with pytest.raises(RubricError, match=r"no dimension in track\(s\) \['operations'\]"):
+    assert {d.track for d in parse_rubric(raw).scored} == {"clinical"}
+    raw["dimensions"] = [d for d in raw["dimensions"] if d["track"] == "realism"]
+    with pytest.raises(RubricError, match=r"dimensions need a scored dimension"):
         parse_rubric(raw)
 
 

@@ -38,8 +38,9 @@ from annotation.pure.agreement import (
     agreement,
 )
 from annotation.pure.envelope import MIN_INTERVAL_ITEMS, RESAMPLED, offered
+from jury.rubrics import named
 from patientagentbench.analysis.statistics import jsonable
-from ratings.rubric import Rubric, RubricError, cached_rubric
+from ratings.rubric import Rubric, RubricError
 from ratings.table import RatingsFile, RatingsFileError, read_ratings_file
 from ratings.ties import DEFAULT_TIE_RULE, TIE_RULE_WORDS
 
@@ -152,7 +153,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        scale = _rubric(options["rubric"]).scale
+        scale = _rubric(options["rubric"] or "patientagentbench").scale
         if min(options["margin"], options["resamples"], options["verdict_resamples"]) < 0:
             raise CommandError("--margin and the resamples must not be negative.")
         if not 0 <= options["epsilon"] < 1:
@@ -196,12 +197,11 @@ class Command(BaseCommand):
             self.stdout.write(render_table(results, read, options))
 
 
-def _rubric(named: str) -> Rubric:
-    name, _, version = named.partition("@")
+def _rubric(text: str) -> Rubric:
     try:
-        return cached_rubric(name or "patientagentbench", version or None)
+        return named(text)
     except RubricError as error:
-        raise CommandError(f"--rubric {named}: {error}") from error
+        raise CommandError(f"--rubric {text}: {error}") from error
 
 
 # --- writing -------------------------------------------------------------------------------------

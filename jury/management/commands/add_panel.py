@@ -2,6 +2,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from jury.forms import PanelForm
 from jury.models import Judge, Panel
+from jury.rubrics import choice_of
+from ratings.rubric import RubricError
 
 
 class Command(BaseCommand):
@@ -13,7 +15,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--aggregation", default="mean", choices=[c for c, _ in Panel.Aggregation.choices]
         )
-        parser.add_argument("--rubric-version", default="1")
+        parser.add_argument(
+            "--rubric",
+            default="patientagentbench",
+            metavar="NAME[@VERSION]",
+            help="The rubric the judges score (default: the built-in patientagentbench; the "
+            "newest version unless one is named)",
+        )
+        parser.add_argument(
+            "--rubric-version", default="", help="The rubric's version (same as NAME@VERSION)"
+        )
 
     def handle(self, *args, **options):
         names = [n.strip() for n in options["judges"].split(",") if n.strip()]
@@ -31,7 +42,7 @@ class Command(BaseCommand):
                 "name": options["name"],
                 "judges": [found[n].pk for n in names],
                 "aggregation": options["aggregation"],
-                "rubric_version": options["rubric_version"],
+                "rubric": _choice(options["rubric"], options["rubric_version"]),
             },
             instance=instance,
         )
@@ -42,5 +53,13 @@ class Command(BaseCommand):
         verb = "Updated" if instance else "Added"
         self.stdout.write(
             f"{verb} panel {panel.name}: {', '.join(names)} ({panel.aggregation}, "
-            f"rubric v{panel.rubric_version})"
+            f"rubric {panel.rubric_name} v{panel.rubric_version})"
         )
+
+
+def _choice(text: str, version: str) -> str:
+    text = f"{text.partition('@')[0]}@{version}" if version else text
+    try:
+        return choice_of(text)
+    except RubricError as error:
+        raise CommandError(f"--rubric {text}: {error}") from error
