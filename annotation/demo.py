@@ -12,6 +12,7 @@ clinicians score near the reference.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -19,8 +20,11 @@ from django.db import transaction
 from annotation import judge_calibration, lifecycle, reviewing
 from annotation.models import Assignment, Clinician, Item, Study
 from annotation.studies import StudySpec, create_study, reviewable_traces, sample_for
-from jury.models import Panel
-from ratings.rubric import cached_rubric
+from jury.models import Judge, Panel
+from jury.rubrics import import_rubric
+from jury.scoring import execute_inline, launch_jury
+from patientagentbench.models import Trace
+from ratings.rubric import Rubric, cached_rubric
 
 DEMO_TRACKS = {
     "clinician1": (Clinician.Track.CLINICAL, "Family medicine", 12),
@@ -35,6 +39,12 @@ DEMO_PEOPLE = {
 }
 ROUND_ONE, ROUND_TWO, STUDY = "Calibration round 1", "Calibration round 2", "Demo study"
 SEED = 2026
+# A team's own rubric beside the built-in one: three dimensions on 1 to 7, its own study and
+# its own simulated panel (a panel is compared only with studies of its rubric).
+TEAM_RUBRIC_FILE = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "nurse-line-v1.json"
+)
+TEAM_STUDY, TEAM_PANEL = "Nurse line study (team rubric)", "sim-jury-nurse-line"
 
 
 def seed_review_demo(actor=None) -> str:
@@ -79,6 +89,79 @@ def seed_review_demo(actor=None) -> str:
             )
         _score_some(study, per_clinician=3, actor=actor)
     return f"Review demo: {first.name} (closed), {second.name} (open), {study.name} (open)."
+
+
+def seed_team_rubric_demo(actor=None) -> str:
+    """The team-rubric demo: the rubric imported, a study of eight demo conversations on it
+    scored by every demo clinician on its seven points (made up, near the simulated jury's
+    model of each conversation), and a simulated panel of two judges on it."""
+    clinicians = _clinicians()
+    if not clinicians:
+        return "No demo clinicians; run seed_demo first."
+    if Study.objects.filter(name=TEAM_STUDY).exists():
+        return "Team-rubric demo already present."
+    rubric = import_rubric(TEAM_RUBRIC_FILE.read_bytes(), by=actor).rubric
+    keys = sample_for(reviewable_traces(), n=8, seed=SEED + 1, rubric=rubric).keys
+    if len(keys) < 4:
+        return "Not enough finished scenario conversations for the team-rubric demo."
+    with transaction.atomic():
+        study = create_study(
+            StudySpec(
+                name=TEAM_STUDY,
+                seed=SEED,
+                overlap={"clinical": 2, "operations": 2},
+                instructions="Score on the nurse line's own 7-point rubric.",
+                rubric_name=rubric.name,
+                rubric_version=rubric.version,
+            ),
+            [int(k) for k in keys],
+            clinicians,
+            actor,
+        )
+        lifecycle.open_study(study, actor)
+        for assignment in Assignment.objects.filter(item__study=study).select_related(
+            "item__trace", "clinician__user"
+        ):
+            _submit_on(assignment, rubric)
+    panel = team_panel(rubric)
+    run = Trace.objects.get(pk=int(keys[0])).run
+    execute_inline(
+        launch_jury(panel=panel, run=run, trace_ids=[int(k) for k in keys], enqueue=False)
+    )
+    return (
+        f"Team-rubric demo: {rubric.name} v{rubric.version} imported, {study.name} scored by "
+        f"{len(clinicians)} clinicians on {len(keys)} conversations, panel {panel.name}."
+    )
+
+
+def team_panel(rubric: Rubric) -> Panel:
+    panel, _ = Panel.objects.get_or_create(
+        name=TEAM_PANEL,
+        defaults={"rubric_name": rubric.name, "rubric_version": rubric.version},
+    )
+    for judge in Judge.objects.filter(name__in=("sim-judge-a", "sim-judge-b")):
+        panel.judges.add(judge)
+    return panel
+
+
+def _submit_on(assignment: Assignment, rubric: Rubric) -> None:
+    """A made-up score per dimension: high on conversations that passed the automatic checks,
+    low on those that failed, spread over the rubric's points."""
+    rng = random.Random(f"{SEED}/team/{assignment.code}")
+    scale = rubric.scale
+    failed = assignment.item.trace.correct is False
+    base = scale.low + 1 if failed else scale.high - 2
+    scores = {
+        d.key: min(scale.high, max(scale.low, base + rng.choice([-1, 0, 0, 1, 1])))
+        for d in reviewing.dimensions_of(assignment, rubric)
+    }
+    reviewing.submit(
+        assignment,
+        {"scores": scores, "why": {}, "flags": [], "comments": []},
+        nonce=f"demo-team-{assignment.code}",
+        seconds=rng.randint(120, 420),
+        actor=assignment.clinician.user,
+    )
 
 
 def _clinicians() -> list[Clinician]:

@@ -12,7 +12,7 @@ from tests.browser.conftest import log_in, screenshot
 
 pytestmark = pytest.mark.browser
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "nurse-line-v1.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "nurse-line-v1.json"
 
 
 @pytest.fixture(autouse=True)

@@ -30,7 +30,7 @@ from tests.annotation.test_review_views import make_clinician
 from tests.finished_runs import simulated_run
 from tests.test_seven_dimension_rubric import heatmaps
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "nurse-line-v1.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "nurse-line-v1.json"
 
 pytestmark = pytest.mark.django_db
 

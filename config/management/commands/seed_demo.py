@@ -2,7 +2,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from annotation.demo import seed_jury_calibration, seed_review_demo
+from annotation.demo import seed_jury_calibration, seed_review_demo, seed_team_rubric_demo
 from jury.demo import seed_jury_demo
 from patientagentbench.demo import DEFAULT_PASSWORD, DEMO_USERS, seed_pipeline_demo
 
@@ -37,6 +37,8 @@ class Command(BaseCommand):
         say("Jury demo: scoring the scenario run…")
         say(seed_jury_demo())
         say(seed_jury_calibration())  # after both: the jury takes the closed round
+        say("Team-rubric demo: a study and a panel on a 7-point rubric…")
+        say(seed_team_rubric_demo(User.objects.filter(username="researcher").first()))
         say(
             f"Demo users: {', '.join(u for u, _ in DEMO_USERS)} "
             f"(password: {password if not options['password'] else 'as given'})"
