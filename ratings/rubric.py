@@ -98,6 +98,22 @@ class Scale:
     def passes(self, score: float) -> bool:
         return score >= self.pass_mark
 
+    @property
+    def shows_adjacent(self) -> bool:
+        """Whether "within one point" says anything: on 2 points any two scores are, and on
+        3 only the two ends are not, so adjacent agreement is a figure of 4 points or more."""
+        return len(self.points) >= MIN_ADJACENT_POINTS
+
+    @property
+    def adjacent_refusal(self) -> str:
+        return (
+            f"adjacent agreement does not apply on a {len(self.points)}-point scale (it needs "
+            f"{MIN_ADJACENT_POINTS} or more: on fewer, scores one apart are most of the scale)"
+        )
+
+
+MIN_ADJACENT_POINTS = 4
+
 
 @dataclass(frozen=True)
 class Level:

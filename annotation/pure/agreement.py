@@ -670,6 +670,8 @@ def _pairwise_stats(pairs: _Pairs, options: _Options, symmetric: bool = False) -
     }
     for name in ("adjacent", "exact"):
         figures[name] = _score_bound_at_the_edge(figures[name], pairs.n_items, options)
+    if not scale.shows_adjacent:
+        figures["adjacent"] = Estimate(None, n=pairs.n_items, reason=scale.adjacent_refusal)
     if symmetric:
         figures["bias"] = Estimate(
             None, n=pairs.n_items, reason="clinician pairs have no direction"

@@ -221,6 +221,9 @@ def envelope(
     figures = _score_bounds_at_the_edges(figures, len(items), level)
     # A verdict stands on intervals, and an interval on fewer items than this is not one.
     needed = max(min_items, MIN_INTERVAL_ITEMS)
+    if not scale.shows_adjacent:  # the verdict rests on kappa alone
+        refused = Figure(None, n_items=len(items), reason=scale.adjacent_refusal)
+        figures[:3] = [refused] * 3
     verdict, reason, at_margin = _verdict(figures, data, margin, needed, level)
     if len(items) < MIN_INTERVAL_ITEMS:
         figures = [_without_bootstrap_interval(figure) for figure in figures]
@@ -706,10 +709,15 @@ def _verdict(figures, data: _Data, margin, min_items, level) -> tuple[str, str, 
         return NOT_ENOUGH, "the clinicians' scores do not vary: kappa is undefined", False
     if clinician_kappa.value is None or jury_kappa.value is None or kappa.value is None:
         return NOT_ENOUGH, "kappa is undefined: no pair of raters varies on shared items", False
-    if adjacent.ci is None or kappa.ci is None or jury_kappa.ci is None:
+    on_kappa_alone = adjacent.value is None and adjacent.reason is not None
+    if (adjacent.ci is None and not on_kappa_alone) or kappa.ci is None or jury_kappa.ci is None:
         return NOT_ENOUGH, "no interval could be found", False
+    if on_kappa_alone:  # no adjacency on this scale: its difference counts as within
+        adjacent = Figure(0.0, 0.0, 0.0, adjacent.n_items)
     ends = [adjacent.low, adjacent.high, kappa.low, kappa.high, jury_kappa.low]
     verdict, reason = _decide(ends, margin)
+    if on_kappa_alone:
+        reason = f"{reason} (κ alone: adjacency does not apply on this scale)"
     if reason == _CROSSES:
         crossing = [f for f in (adjacent, kappa) if _side(f.low, f.high, margin) == "across"]
         reason = f"{reason}: {_what_would_narrow(max(crossing, key=_width), level)}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -93,3 +94,36 @@ def test_a_seven_on_the_seven_point_scale_is_computed_on_and_refused_on_the_defa
     # Clinician pairs, both orders: 7–6 and 1–2 are adjacent, not exact; 6–6 and 4–4 exact.
     assert result.clinicians.exact.value == pytest.approx(0.5)
     assert result.clinicians.adjacent.value == pytest.approx(1.0)
+
+
+def scale_of(points: int, pass_mark: int) -> Scale:
+    return Scale(tuple(range(1, points + 1)), pass_mark, tuple(str(p) for p in range(points)))
+
+
+@pytest.mark.parametrize("points", [2, 3])
+def test_adjacent_agreement_is_not_a_figure_below_four_points(points):
+    items = [([1, points], 1), ([points, points], points), ([1, 1], 1), ([2, 1], 2)] * 2
+    result = agreement(as_ratings(items), scale=scale_of(points, 2), n_resamples=0)["task"]
+    assert result.clinicians.adjacent.value is None
+    assert f"does not apply on a {points}-point scale" in result.clinicians.adjacent.reason
+    assert result.clinicians.exact.value is not None
+    assert result.modes["every_pair"].adjacent.value is None
+
+
+def test_on_two_points_the_envelope_decides_on_kappa_alone():
+    """A binary dimension (1 not met, 2 met): 40 items, the jury agreeing with the clinicians
+    as they agree with each other. The verdict comes from kappa, and says so."""
+    rng = np.random.default_rng(7)
+    items = []
+    for _ in range(40):
+        truth = int(rng.integers(1, 3))
+        noisy = [truth if rng.random() < 0.9 else 3 - truth for _ in range(4)]
+        items.append((noisy[:3], noisy[3]))
+    figures = {"n_resamples": 200, "verdict_resamples": 2000}
+    result = agreement(as_ratings(items), scale=scale_of(2, 2), **figures)["task"]
+    envelope = result.envelope
+    assert envelope.jury_adjacent.value is None and envelope.adjacent_difference.value is None
+    assert envelope.verdict != "not enough evidence", envelope.reason
+    assert "κ alone" in envelope.reason
+    on_four = agreement(as_ratings(items), scale=scale_of(4, 2), **figures)["task"]
+    assert on_four.envelope.jury_adjacent.value == 1.0  # 1 and 2 are neighbours on any scale
