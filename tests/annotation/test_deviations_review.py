@@ -29,9 +29,7 @@ def deviating_run(sim_models):
     return later
 
 
-def test_deviating_conversations_become_a_blinded_draft_study(
-    client, researcher, deviating_run
-):
+def test_deviating_conversations_become_a_blinded_draft_study(client, researcher, deviating_run):
     forced = list(deviating_run.traces.order_by("pk").values_list("pk", flat=True)[:2])
     deviating = deviating_trace_ids(deviating_run)
     assert set(forced) <= set(deviating)

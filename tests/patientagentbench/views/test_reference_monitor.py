@@ -91,9 +91,7 @@ def test_a_later_run_is_checked_against_the_reference(office_suite, sim_models):
     assert found["risk_first_two"] == risk_ratio(4, 6, 3, 18)  # 6 < 10: not enough evidence
     assert found["risk_first_two"]["reason"].startswith("not enough evidence")
     assert found["early_share"]["early"] == 6 and found["early_share"]["n"] == 12
-    assert sorted(deviating_trace_ids(later)) == sorted(
-        c.trace.pk for c in found["deviating"]
-    )
+    assert sorted(deviating_trace_ids(later)) == sorted(c.trace.pk for c in found["deviating"])
 
 
 def test_a_reference_holds_for_its_own_temperature_only(office_suite, sim_models):
