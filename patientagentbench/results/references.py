@@ -27,7 +27,7 @@ from patientagentbench.models import ReferenceTrace, Run, Trace
 from patientagentbench.results.cells import cells_of
 
 MIN_REFERENCE_REPETITIONS = 2  # a medoid of one repetition is no reference
-DEVIATING_SHOWN = 50
+DEVIATING_SHOWN = 20  # the newest; the count says how many more
 
 
 def names_of(tool_calls) -> tuple[str, ...]:
