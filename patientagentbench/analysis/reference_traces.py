@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from math import exp, log, sqrt
 
 from scipy.stats import norm
@@ -114,7 +115,13 @@ def choose_reference(sequences: Sequence[Sequence[str]]) -> Reference:
 
 
 def deviation(sequence: Sequence[str], reference: Sequence[str]) -> Deviation:
-    names, ref = tuple(sequence), tuple(reference)
+    return _deviation(tuple(sequence), tuple(reference))
+
+
+# A live run page checks every finished trace on each poll, and a cell's repetitions mostly
+# repeat a few sequences: each distinct (sequence, reference) is computed once.
+@lru_cache(maxsize=4096)
+def _deviation(names: Names, ref: Names) -> Deviation:
     return Deviation(
         first_two_match=names[:EARLY_STEPS] == ref[:EARLY_STEPS],
         tss=float(tss([names, ref])),
@@ -170,7 +177,8 @@ def _too_little(a: int, n1: int, c: int, n0: int) -> str | None:
             f"{MIN_TRACES_PER_GROUP} needed in each"
         )
     if a + c < MIN_FAILURES:
-        return f"{NOT_ENOUGH}: {a + c} failures in all; {MIN_FAILURES} needed"
+        failures = f"{a + c} failure{'' if a + c == 1 else 's'}"
+        return f"{NOT_ENOUGH}: {failures} in all; {MIN_FAILURES} needed"
     if a == 0 or c == 0:
         group = "deviating" if a == 0 else "matching"
         return (

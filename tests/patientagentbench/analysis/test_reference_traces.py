@@ -131,6 +131,7 @@ def test_the_interval_holds_the_ratio_and_swapping_the_groups_inverts_it(deviati
         ((2, 20, 2, 20), f"{MIN_FAILURES} needed"),
         ((0, 20, 9, 20), "no failure among the deviating"),
         ((9, 20, 0, 20), "no failure among the matching"),
+        ((1, 20, 0, 20), "1 failure in all"),
     ],
 )
 def test_risk_ratio_refuses_under_its_minimums(args, says):

@@ -157,3 +157,21 @@ def test_the_command_sets_and_checks(office_suite, sim_models, capsys):
     assert f"Run {run.pk} is the reference of 1 cells." in out
     assert "3 traces checked against 1 references, 0 left them" in out
     assert "In-sample" in out and "not enough evidence" in out
+
+
+def test_the_monitor_asks_as_many_queries_however_many_traces(
+    client, researcher, office_suite, sim_models
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    set_references(crafted_run(office_suite, sim_models, [(MAIN, True)] * 2))
+    smaller = crafted_run(office_suite, sim_models, [(["send"], False)] * 2)
+    bigger = crafted_run(office_suite, sim_models, [(["send"], False), (MAIN, True)] * 6)
+    client.force_login(researcher)
+    counts = []
+    for run in (smaller, bigger):
+        with CaptureQueriesContext(connection) as queries:
+            client.get(reverse("run_detail", args=[run.pk]))
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
