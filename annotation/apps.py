@@ -13,6 +13,10 @@ class AnnotationConfig(AppConfig):
 
         extensions.set_landing(CLINICIAN, "review_home")
         extensions.set_landing(ADJUDICATOR, "research_adjudicator_home")
+        # The run page's reference-trace monitor offers its deviating conversations for review.
+        extensions.add_deviation_action(
+            "Send deviating conversations to review", "research_deviations_review"
+        )
 
         # A study's items can be scored by the jury; jury names no part of this app.
         from annotation.jury_sets import STUDY_ITEMS

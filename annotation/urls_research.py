@@ -43,6 +43,11 @@ urlpatterns = [
     path("rubrics/<slug:name>/v<int:version>/", rubrics.rubric, name="research_rubric"),
     path("studies/", studies.study_list, name="research_studies"),
     path("studies/new/", studies.study_new, name="research_study_new"),
+    path(
+        "runs/<int:pk>/deviations/review/",
+        studies.deviations_review,
+        name="research_deviations_review",
+    ),
     path("studies/preview/", studies.study_preview, name="research_study_preview"),
     path("studies/<int:pk>/", studies.study_detail, name="research_study"),
     path("studies/<int:pk>/status/", studies.study_status, name="research_study_status"),

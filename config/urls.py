@@ -31,6 +31,7 @@ urlpatterns = [
     path("runs/<int:pk>/", runs.run_detail, name="run_detail"),
     path("runs/<int:pk>/cancel/", runs.run_cancel, name="run_cancel"),
     path("runs/<int:pk>/resume/", runs.run_resume, name="run_resume"),
+    path("runs/<int:pk>/reference/", runs.run_set_reference, name="run_set_reference"),
     path("runs/<int:pk>/report/", reports.run_report, name="run_report"),
     path(
         "runs/<int:pk>/report/tables/<slug:name>.csv",

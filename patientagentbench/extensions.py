@@ -19,6 +19,7 @@ class RunAction:
 
 _run_actions: dict[str, RunAction] = {}  # url name -> action, in registration order
 _landings: dict[str, str] = {}  # role -> URL name (no arguments)
+_deviation_actions: dict[str, RunAction] = {}  # shown beside a run's deviating traces
 
 
 def add_run_action(label: str, url_name: str) -> None:
@@ -28,6 +29,16 @@ def add_run_action(label: str, url_name: str) -> None:
 
 def run_actions() -> tuple[RunAction, ...]:
     return tuple(_run_actions.values())
+
+
+def add_deviation_action(label: str, url_name: str) -> None:
+    """A button beside a run's traces that left their reference (the monitor), linking to
+    `url_name` reversed with the run's pk."""
+    _deviation_actions[url_name] = RunAction(label, url_name)
+
+
+def deviation_actions() -> tuple[RunAction, ...]:
+    return tuple(_deviation_actions.values())
 
 
 def set_landing(role: str, url_name: str) -> None:

@@ -332,6 +332,36 @@ class CellMetrics(models.Model):
         return f"{self.task_id}/{self.model_name}/T={self.temperature}"
 
 
+class ReferenceTrace(models.Model):
+    """The reference tool sequence of one task × model × temperature, chosen from a run's
+    repetitions (`analysis.reference_traces`); later traces of that cell are compared with it.
+    Cells are keyed by task id, as `results.cells` groups them; setting a new reference for a
+    cell replaces the old one."""
+
+    task_key = models.CharField(max_length=120)  # the task's task_id
+    model_name = models.CharField(max_length=200)
+    temperature = models.FloatField(null=True, blank=True)
+    sequence = models.JSONField(default=list)  # tool names, in order
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="chosen_references")
+    # How it was chosen: the rule, the repetitions it came from, its mean TSS to them, ties.
+    chosen = models.JSONField(default=dict)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    set_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["task_key", "model_name", "temperature"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task_key", "model_name", "temperature"], name="one_reference_per_cell"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_key}/{self.model_name}/T={self.temperature}"
+
+
 class CaseSetJob(Job):
     """A case set being generated in the background (an LLM writer can take minutes): a job
     standing alone, whose key is what it generates (name, count, seed, writer), so asking for

@@ -623,3 +623,50 @@ class ReferenceForm(forms.Form):
     def rows(self):
         """(dimension, score field, why field) for the template."""
         return [(d, self[f"score-{d.key}"], self[f"why-{d.key}"]) for d in self.dimensions]
+
+
+class DeviationReviewForm(forms.Form):
+    """A draft study of a run's conversations that left their reference tool sequence."""
+
+    name = forms.CharField(
+        max_length=200,
+        initial="Conversation review",
+        help_text="Clinicians see the name: say nothing of models, runs or why these "
+        "conversations were chosen.",
+    )
+    overlap_clinical = StudyForm.base_fields["overlap_clinical"]
+    overlap_operations = StudyForm.base_fields["overlap_operations"]
+    clinicians = ClinicianChoice(queryset=Clinician.objects.none(), widget=CHOICES)
+    seed = forms.IntegerField(min_value=0, max_value=SEED_MAX, initial=1)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["clinicians"].queryset = active_clinicians()
+
+    def clean(self):
+        data = super().clean()
+        if not (data.get("overlap_clinical") or data.get("overlap_operations")):
+            raise forms.ValidationError(
+                "Set at least one track's clinicians per item to 1 or more."
+            )
+        return data
+
+    def create(self, trace_ids: list[int], actor) -> Study:
+        data = self.cleaned_data
+        spec = StudySpec(
+            name=data["name"],
+            seed=data["seed"],
+            overlap={
+                "clinical": data["overlap_clinical"] or 0,
+                "operations": data["overlap_operations"] or 0,
+            },
+            blind_adjudication=True,
+        )
+        return create_study(
+            spec, trace_ids, list(data["clinicians"]), actor, source=DEVIATING_FROM_REFERENCE
+        )
+
+
+# `Study.sampling["design"]` of a study of deviating conversations: chosen, not sampled, so
+# no estimate treats it as a random sample.
+DEVIATING_FROM_REFERENCE = "deviating from reference"

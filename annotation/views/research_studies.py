@@ -23,12 +23,14 @@ from annotation.pure import audit_wording
 from annotation.studies import (
     StudyError,
     names_shown_to_clinicians,
+    pool,
     progress_by_clinician,
     progress_by_item,
 )
-from annotation.views.research_forms import RoundForm, SampleForm, StudyForm
+from annotation.views.research_forms import DeviationReviewForm, RoundForm, SampleForm, StudyForm
 from patientagentbench.cases.attribute_labels import stratum_label
-from patientagentbench.models import Trace
+from patientagentbench.models import Run, Trace
+from patientagentbench.results.references import deviating_trace_ids
 from patientagentbench.roles import (
     ADJUDICATING_ROLES,
     ADMIN,
@@ -109,6 +111,40 @@ def _create(request, form: StudyForm) -> Study | None:
         return None
     study.n_items = study.items.count()
     return study
+
+
+@role_required(*STAFF_ROLES)
+def deviations_review(request, pk):
+    """A run's conversations that left their reference, as a draft study (the run page's
+    "send deviating conversations to review"). Only conversations a clinician can review and
+    that no calibration round holds are sent; the study is blinded as any other."""
+    run = get_object_or_404(Run, pk=pk)
+    deviating = deviating_trace_ids(run)
+    sendable = sorted(
+        pool(Study.Kind.STUDY, run_ids=[run.pk])
+        .filter(pk__in=deviating)
+        .values_list("pk", flat=True)
+    )
+    form = DeviationReviewForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study = form.create(sendable, request.user)
+        except StudyError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Created draft study “{study.name}” with {len(sendable)} deviating "
+                f"conversation{pluralize(len(sendable))} of run {run.pk}.",
+            )
+            for warning in names_shown_to_clinicians(study):
+                messages.warning(request, warning)
+            return redirect("research_study", pk=study.pk)
+    return render(
+        request,
+        "annotation/research/deviations_review.html",
+        {"run": run, "form": form, "n_deviating": len(deviating), "sendable": sendable},
+    )
 
 
 @role_required(*STAFF_ROLES)

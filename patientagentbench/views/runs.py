@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseStopPolling
 from patientagentbench.analysis.faults import agent_echoes
 from patientagentbench.conversation import describe_end
 from patientagentbench.models import ModelConfig, Run, Trace
+from patientagentbench.results.references import monitor, set_references
 from patientagentbench.roles import ADMIN, STAFF_ROLES, role_required
 from patientagentbench.runs import jobs
 from patientagentbench.runs.estimates import estimate
@@ -177,6 +178,8 @@ def _run_context(run: Run) -> dict:
         "worker_alive": worker_alive(),
         # Traces held by workers that stopped reporting: Resume takes them back at once.
         "lost": lost_traces(run.pk) if run.is_active else 0,
+        # Each finished trace against its cell's reference, recomputed on every poll.
+        "monitor": monitor(run),
     }
 
 
@@ -248,6 +251,26 @@ def run_resume(request, pk):
     messages.success(request, f"Run {pk}: {requeued} jobs queued again.")
     if not worker_alive():
         messages.warning(request, "No worker is reporting; the jobs wait until one runs.")
+    return redirect("run_detail", pk=pk)
+
+
+@role_required(*STAFF_ROLES)
+@require_POST
+def run_set_reference(request, pk):
+    """This run's repetitions become the reference of each of its cells (replacing any)."""
+    run = get_object_or_404(Run, pk=pk)
+    if run.is_active:
+        messages.error(
+            request, "Set a reference once the run has finished: every repetition counts."
+        )
+        return redirect("run_detail", pk=pk)
+    outcome = set_references(run, actor=request.user)
+    skipped = len(outcome["skipped"])
+    messages.success(
+        request,
+        f"Run {pk} is the reference of {outcome['set']} cell{'s' if outcome['set'] != 1 else ''}"
+        + (f"; {skipped} skipped with fewer than 2 finished repetitions." if skipped else "."),
+    )
     return redirect("run_detail", pk=pk)
 
 

@@ -122,6 +122,11 @@ def research_urls(study: Study, item: Item, clinician: Clinician) -> list[tuple[
             "get",
         ),
         ("research_study_new", reverse("research_study_new"), "get"),
+        (
+            "research_deviations_review",
+            reverse("research_deviations_review", args=[item.trace.run_id]),
+            "get",
+        ),
         ("research_study_preview", reverse("research_study_preview") + "?n_items=3", "get"),
         ("research_study", reverse("research_study", args=[study.pk]), "get"),
         ("research_study_status", reverse("research_study_status", args=[study.pk]), "post"),

@@ -41,6 +41,7 @@ def matrix(one_trace_run):
         ("run_detail", (run.pk,), "get", STAFF),
         ("trace_detail", (trace.pk,), "get", STAFF),
         ("run_report", (run.pk,), "get", STAFF),
+        ("run_set_reference", (run.pk,), "post", STAFF),
         ("report_statistics_json", (run.pk,), "get", STAFF),
         ("import_upload", (), "get", STAFF),
         ("import_status", (one_trace_run["import"].pk,), "get", STAFF),
