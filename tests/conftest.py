@@ -70,6 +70,20 @@ SLOW_FIXTURES = {"live_server", "celery_worker_thread"}
 TESTS = Path(__file__).resolve().parent
 
 
+@pytest.fixture
+def fresh_rubrics():
+    """Rubric caches emptied before and after: a test that imports a team's rubric must not
+    leave it cached for the next test (whose database no longer holds it)."""
+    from jury.rubrics import STORE
+    from ratings.rubric import cached_rubric
+
+    cached_rubric.cache_clear()
+    STORE.forget()
+    yield
+    cached_rubric.cache_clear()
+    STORE.forget()
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folders = item.path.relative_to(TESTS).parts[:-1] if item.path.is_relative_to(TESTS) else ()

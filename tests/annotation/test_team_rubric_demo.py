@@ -14,20 +14,9 @@ import patientagentbench.demo
 from annotation.demo import TEAM_PANEL, TEAM_STUDY, seed_team_rubric_demo
 from annotation.models import Assignment, Study, Submission
 from jury.models import Panel, Verdict
-from jury.rubrics import STORE
-from ratings.rubric import cached_rubric
 from tests.test_seven_dimension_rubric import heatmaps
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    cached_rubric.cache_clear()
-    STORE.forget()
-    yield
-    cached_rubric.cache_clear()
-    STORE.forget()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_rubrics")]
 
 
 def test_the_demo_scores_a_study_and_a_panel_on_the_teams_rubric(monkeypatch, client):

@@ -5,10 +5,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from config.celery import app as celery_app
 from tests.conftest import PASSWORD
+from tests.patience import patient
 from tests.services import IN_CI
+
+# Playwright's own wait for an `expect`, stretched like every other deadline on a busy machine.
+expect.set_options(timeout=patient(5_000))
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -44,7 +49,7 @@ def browser():
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(20_000)
+    page.set_default_timeout(patient(20_000))
     yield page
     context.close()
 

@@ -6,22 +6,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from jury.rubrics import STORE
-from ratings.rubric import cached_rubric
 from tests.browser.conftest import log_in, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("fresh_rubrics")]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "nurse-line-v1.json"
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    cached_rubric.cache_clear()
-    STORE.forget()
-    yield
-    cached_rubric.cache_clear()
-    STORE.forget()
 
 
 def test_a_researcher_imports_a_rubric_and_a_new_study_offers_it(

@@ -14,6 +14,7 @@ from patientagentbench.models import Run, Trace
 from patientagentbench.runs.execution import execute_trace_job, progress
 from patientagentbench.runs.launch import launch_run
 from patientagentbench.runs.workers import worker_alive
+from tests.patience import patient
 from tests.services import require_services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,7 @@ def worker(transactional_db, tmp_path):
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patient(60)
     while not worker_alive():
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
@@ -51,7 +52,7 @@ def worker(transactional_db, tmp_path):
     yield process
     process.terminate()
     try:
-        process.wait(timeout=20)
+        process.wait(timeout=patient(20))
     except subprocess.TimeoutExpired:
         process.kill()
 
@@ -65,12 +66,12 @@ def _manage(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=patient(timeout),
     )
 
 
 def _wait_until_ended(run: Run, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + patient(timeout)
     while time.monotonic() < deadline:
         run.refresh_from_db()
         if not run.is_active:

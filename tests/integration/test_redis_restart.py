@@ -24,6 +24,7 @@ from tests.integration.workers import (
     running_claims,
     wait_until,
 )
+from tests.patience import patient
 from tests.services import IN_CI
 
 REPETITIONS = 2  # 19 tasks × 2: 38 traces of two 0.25 s calls each
@@ -52,7 +53,7 @@ class PrivateRedis:
         argv += ["--save", "", "--dir", str(self.folder), *self.persistence]
         self.process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, cwd=self.folder)
         client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + patient(10)
         while True:
             try:
                 # Loading the append-only file answers BUSY/LOADING; wait until it serves.
@@ -65,7 +66,7 @@ class PrivateRedis:
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)  # no goodbye: clients see a dropped socket
-        self.process.wait(timeout=10)
+        self.process.wait(timeout=patient(10))
 
     def queued_messages(self) -> int:
         return int(redis.Redis.from_url(self.url).llen("celery"))

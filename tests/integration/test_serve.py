@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.workers import ROOT, free_port
+from tests.patience import patient
 
 
 def children(pid: int) -> dict[int, str]:
@@ -29,6 +30,7 @@ def children(pid: int) -> dict[int, str]:
 
 
 def eventually(condition, timeout: float, what: str):
+    timeout = patient(timeout)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = condition()
@@ -106,7 +108,7 @@ def test_serve_restarts_a_dead_worker_and_keeps_the_web_app_up(tmp_path, stop, m
         left = list(children(serve.pid)) if serve.poll() is None else []
         serve.send_signal(stop)
         try:
-            code = serve.wait(timeout=30)
+            code = serve.wait(timeout=patient(30))
         except subprocess.TimeoutExpired:
             for pid in [*left, serve.pid]:  # leave no server behind for the next test
                 with contextlib.suppress(ProcessLookupError):
@@ -162,14 +164,14 @@ def test_serve_keeps_its_worker_through_an_unreadable_message_and_runs_the_next_
             env=env,
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=patient(180),
         )
         assert launched.returncode == 0, launched.stdout + launched.stderr
         assert worker() == first
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(serve.pid, signal.SIGTERM)
-        serve.wait(timeout=30)
+        serve.wait(timeout=patient(30))
         log.close()
     output = (tmp_path / "serve.log").read_text()
     assert "The worker stopped" not in output

@@ -18,6 +18,7 @@ from django.db import connection
 from config.celery import worker_argv
 from patientagentbench.models import Run, Trace, WorkerHeartbeat
 from patientagentbench.runs.execution import progress
+from tests.patience import patient
 from tests.services import IN_CI, require_services
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,6 +136,7 @@ def _signal_group(process: subprocess.Popen, sig: int) -> None:
 
 def wait_until(condition, timeout: float, what: str, run: Run | None) -> None:
     """Poll `condition`; on timeout fail naming `what` (and the run's progress, if any)."""
+    timeout = patient(timeout)
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

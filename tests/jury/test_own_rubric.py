@@ -32,16 +32,7 @@ from tests.test_seven_dimension_rubric import heatmaps
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "nurse-line-v1.json"
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    cached_rubric.cache_clear()
-    STORE.forget()
-    yield
-    cached_rubric.cache_clear()
-    STORE.forget()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_rubrics")]
 
 
 def example() -> dict:

@@ -3,7 +3,8 @@
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrating import back_to_the_latest, migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -11,14 +12,8 @@ BEFORE = [("jury", "0010_jury_run_call_limit")]
 AFTER = [("jury", "0012_stored_rubrics")]
 
 
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 def test_panels_keep_their_rubric_forwards_and_back():
-    try:
+    with back_to_the_latest():
         old = migrate(BEFORE).get_model("jury", "Panel")
         panel = old.objects.create(name="v1-panel")
         assert (panel.rubric_name, panel.rubric_version) == ("patientagentbench", "1")
@@ -32,6 +27,3 @@ def test_panels_keep_their_rubric_forwards_and_back():
         back = migrate(BEFORE)
         assert back.get_model("jury", "Panel").objects.get(pk=panel.pk).name == "v1-panel"
         assert "jury_storedrubric" not in connection.introspection.table_names()
-    finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())

@@ -1,8 +1,8 @@
 """Migrations keep existing data (issue 18): rows written before a migration, read after it."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrating import back_to_the_latest, migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -10,14 +10,8 @@ BEFORE = [("patientagentbench", "0008_patient_rejected_attempts")]
 AFTER = [("patientagentbench", "0009_case_set_job_is_a_job")]
 
 
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
 def test_case_set_jobs_become_jobs_keeping_their_data():
-    try:
+    with back_to_the_latest():
         old = migrate(BEFORE).get_model("patientagentbench", "CaseSetJob")
         done = old.objects.create(name="set-a", count=5, seed=1, status="done", attempts=1)
         failed = old.objects.create(name="set-b", count=5, seed=1, status="failed", error="boom")
@@ -33,6 +27,3 @@ def test_case_set_jobs_become_jobs_keeping_their_data():
 
         old = migrate(BEFORE).get_model("patientagentbench", "CaseSetJob")  # and back
         assert old.objects.get(pk=failed.pk).status == "failed"
-    finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())
