@@ -44,6 +44,8 @@ def import_rubric(text: str | bytes, by=None) -> Imported:
     """Store a rubric file's version; `RubricError` with one line naming the field when the
     file breaks a rule, the name is built in, or the version is stored with other wording."""
     data = _json(text)
+    if "\\u0000" in json.dumps(data):  # PostgreSQL's JSON cannot hold a NUL character
+        raise RubricError("the rubric file: holds a NUL character (\\u0000); remove it")
     rubric = parse_rubric(data, source="the rubric file")
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,59}", rubric.name):
         raise RubricError(
