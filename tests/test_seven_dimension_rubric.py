@@ -224,7 +224,9 @@ def test_the_jury_page_draws_a_seven_point_scale(seven_points, traces, client, r
     # both pairs, whichever row (the jury's score) each fell in.
     scored = [d.label for d in seven_points.dimensions_for({"operations"}) if d.scored]
     for label in scored:
-        assert confusion[label].sum(axis=0).tolist() == [0, 0, 0, 0, 0, 0, 2], label
+        # Every pair in the 7s column; a pair is missing only where the jury said N/A.
+        counts = confusion[label]
+        assert 0 < counts[:, 6].sum() == counts.sum() <= 2, label
     for label in set(confusion) - set(scored):
         assert confusion[label].sum() == 0, label
 
